@@ -1,0 +1,98 @@
+/* Runtime microbenchmarks from C, each beside its physical peer, printed as JSON lines:
+ *   {"name": ..., "ns": median nanoseconds per operation, "min": ..., "max": ...}
+ * Built and run by bench_runtime.py, which adds the Python-side figures and prints the table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+
+#define REPEATS 7
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int compare(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* Runs `body` `iterations` times per repeat; reports the median, min and max ns per iteration. */
+#define MEASURE(label, iterations, body)                                              \
+  do {                                                                                \
+    double samples_[REPEATS];                                                         \
+    long it_;                                                                         \
+    int r_;                                                                           \
+    for (it_ = 0; it_ < (iterations) / 10 + 1; ++it_) { body; } /* warm-up */         \
+    for (r_ = 0; r_ < REPEATS; ++r_) {                                                \
+      double start_ = now_ns();                                                       \
+      for (it_ = 0; it_ < (iterations); ++it_) { body; }                              \
+      samples_[r_] = (now_ns() - start_) / (double)(iterations);                      \
+    }                                                                                 \
+    qsort(samples_, REPEATS, sizeof(double), compare);                                \
+    printf("{\"name\": \"%s\", \"ns\": %.2f, \"min\": %.2f, \"max\": %.2f}\n", label, \
+           samples_[REPEATS / 2], samples_[0], samples_[REPEATS - 1]);                \
+  } while (0)
+
+static void* volatile sink;
+
+int main(void) {
+  static const size_t sizes[] = {4096, 1 << 20, 64 << 20};
+  static const char* size_names[] = {"4KiB", "1MiB", "64MiB"};
+  char label[128];
+  aclrtStream stream;
+  aclrtEvent event;
+  void* device;
+  void *device_buffer, *host_a, *host_b;
+  size_t i;
+
+  if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 1;
+  aclrtCreateStream(&stream);
+  aclrtCreateEvent(&event);
+
+  MEASURE("c.glibc_malloc_free", 1000000, { sink = malloc(4096); free(sink); });
+  MEASURE("c.aclrtMalloc_aclrtFree", 1000000, {
+    aclrtMalloc(&device, 4096, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtFree(device);
+  });
+
+  for (i = 0; i < 3; ++i) {
+    size_t size = sizes[i];
+    long iterations = size <= 4096 ? 200000 : size <= (1 << 20) ? 2000 : 20;
+    host_a = malloc(size);
+    host_b = malloc(size);
+    memset(host_a, 1, size);
+    memset(host_b, 2, size);
+    aclrtMalloc(&device_buffer, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(device_buffer, size, 0, size);
+    snprintf(label, sizeof label, "c.memcpy.%s", size_names[i]);
+    MEASURE(label, iterations, { memcpy(host_b, host_a, size); sink = host_b; });
+    snprintf(label, sizeof label, "c.aclrtMemcpy_H2D.%s", size_names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(device_buffer, size, host_a, size, ACL_MEMCPY_HOST_TO_DEVICE));
+    snprintf(label, sizeof label, "c.aclrtMemcpy_D2H.%s", size_names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(host_b, size, device_buffer, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    aclrtFree(device_buffer);
+    free(host_a);
+    free(host_b);
+  }
+
+  aclrtMalloc(&device, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+  MEASURE("c.launch_synchronize", 20000, {
+    aclrtMemsetAsync(device, 64, 0, 1, stream);
+    aclrtSynchronizeStream(stream);
+  });
+  MEASURE("c.event_record_synchronize", 20000, {
+    aclrtRecordEvent(event, stream);
+    aclrtSynchronizeEvent(event);
+  });
+  aclrtFree(device);
+  aclrtDestroyEvent(event);
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}

@@ -1,0 +1,223 @@
+// AscendCL copies and fills: aclrtMemcpy(Async), aclrtMemcpy2d(Async), aclrtMemset(Async).
+//
+// Every call is validated completely when it is made (NULL pointers, kind, sizes, and that each device
+// pointer's bytes lie inside one live allocation), so an asynchronous call that returns ACL_SUCCESS cannot
+// fail later. The data movement is a plain memmove/memset: on the emulated device "device memory" is host
+// memory, so a copy runs at memcpy speed.
+//
+// Real runtime behaviour reproduced here (see /work/research/runtime-behaviour.md §1):
+//  - count == 0 (width or height == 0 for 2D copies) succeeds before any other check;
+//  - NULL pointers and invalid kinds are ACL-layer errors (ACL_ERROR_INVALID_PARAM), count > destMax and
+//    bad device ranges are runtime errors (ACL_ERROR_RT_PARAM_INVALID);
+//  - a kind that contradicts the addresses is rejected (ACL_ERROR_RT_PARAM_INVALID), as the real runtime does
+//    for asynchronous copies. Newer runtimes take the kind of a *synchronous* copy as a hint; ascendsim checks
+//    it there too, so that a program with a wrong kind is told so before it meets a stricter runtime.
+//    Asynchronous host-to-host copies are rejected (ACL_HOST run mode);
+//  - an asynchronous copy from or to pageable host memory (not from aclrtMallocHost) is done as
+//    "synchronize the stream, then copy synchronously": the caller may reuse its buffer on return.
+#include <cstring>
+#include <memory>
+
+#include "acl/acl_rt.h"
+#include "api/memory_checks.h"
+#include "core/error.h"
+#include "runtime/runtime.h"
+#include "runtime/stream.h"
+
+using namespace ascendsim;
+
+namespace {
+
+aclError null_argument(const char* api, const char* arg) {
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL", api, arg);
+}
+
+aclError invalid_kind(const char* api, int kind) {
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is not a valid aclrtMemcpyKind (%d..%d)", api, kind,
+              static_cast<int>(ACL_MEMCPY_HOST_TO_HOST), static_cast<int>(ACL_MEMCPY_DEFAULT));
+}
+
+// The kind must match where the pointers are (ACL_MEMCPY_DEFAULT: whatever they imply).
+aclError check_direction(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api) {
+  const aclrtMemcpyKind implied = implied_memcpy_kind(dst, src);
+  if (kind == ACL_MEMCPY_DEFAULT || kind == implied) return ACL_SUCCESS;
+  char d[32], s[32];
+  return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: kind %s does not match the pointers: dst is %s and src is %s (%s)",
+              api, memcpy_kind_name(kind), region_name(dst, d, sizeof d), region_name(src, s, sizeof s),
+              memcpy_kind_name(implied));
+}
+
+// For asynchronous copies also: host-to-host is not a device operation.
+aclError check_async_direction(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api) {
+  if (aclError ret = check_direction(kind, dst, src, api)) return ret;
+  if (implied_memcpy_kind(dst, src) == ACL_MEMCPY_HOST_TO_HOST)
+    return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "%s: host-to-host copies are not supported asynchronously (run mode ACL_HOST); use aclrtMemcpy", api);
+  return ACL_SUCCESS;
+}
+
+// Runs `work` on the stream. If a host buffer is pageable it may be gone by the time the stream gets
+// there, so, like the real runtime, the stream is synchronized and the work done now instead.
+template <typename Work>
+aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, Work work, const char* api) {
+  if (!pageable)
+    return stream->enqueue([work] {
+      work();
+      return ACL_SUCCESS;
+    });
+  Stream::Failure failure;
+  if (aclError ret = stream->synchronize(-1, &failure))
+    return fail(ret, "%s: the stream failed before this copy (task %llu): %s", api,
+                static_cast<unsigned long long>(failure.task), failure.message.c_str());
+  work();
+  return ACL_SUCCESS;
+}
+
+// The checks shared by aclrtMemcpy and aclrtMemcpyAsync, in the real runtime's order.
+aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, int kind, const char* api,
+                    MemoryRegion* dst_region, MemoryRegion* src_region) {
+  if (dst == nullptr) return null_argument(api, "dst");
+  if (src == nullptr) return null_argument(api, "src");
+  if (!valid_memcpy_kind(kind)) return invalid_kind(api, kind);
+  if (count > destMax)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than destMax %zu", api, count, destMax);
+  if (aclError ret = check_region(dst, count, api, "dst", dst_region)) return ret;
+  return check_region(src, count, api, "src", src_region);
+}
+
+aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api) {
+  if (devPtr == nullptr) return null_argument(api, "devPtr");
+  if (count > maxCount)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than maxCount %zu", api, count, maxCount);
+  MemoryRegion region;
+  if (aclError ret = check_region(devPtr, count, api, "devPtr", &region)) return ret;
+  if (!region.is_device())
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
+  return ACL_SUCCESS;
+}
+
+// A 2D copy: `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart. Each side's rows must
+// lie inside one allocation: its span is (height - 1) * pitch + width bytes.
+struct Copy2d {
+  void* dst;
+  size_t dpitch;
+  const void* src;
+  size_t spitch;
+  size_t width;
+  size_t height;
+
+  void run() const {
+    if (dpitch == width && spitch == width) {
+      std::memmove(dst, src, width * height);
+      return;
+    }
+    for (size_t row = 0; row < height; ++row)
+      std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+  }
+};
+
+aclError span_2d(size_t pitch, size_t width, size_t height, const char* api, const char* arg, size_t* span) {
+  size_t rows_before_last = 0;
+  if (__builtin_mul_overflow(pitch, height - 1, &rows_before_last) ||
+      __builtin_add_overflow(rows_before_last, width, span))
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: %s pitch %zu x height %zu overflows the address space", api, arg, pitch,
+                height);
+  return ACL_SUCCESS;
+}
+
+aclError check_copy_2d(const Copy2d& c, int kind, bool async, const char* api, MemoryRegion* dst_region,
+                       MemoryRegion* src_region) {
+  if (c.dst == nullptr) return null_argument(api, "dst");
+  if (c.src == nullptr) return null_argument(api, "src");
+  if (!valid_memcpy_kind(kind)) return invalid_kind(api, kind);
+  // The real aclrtMemcpy2d copies only between host and device; the asynchronous one also device to device.
+  if (kind == ACL_MEMCPY_HOST_TO_HOST || (!async && kind == ACL_MEMCPY_DEVICE_TO_DEVICE))
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s is not supported (use %s)", api, memcpy_kind_name(kind),
+                async ? "HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE or DEFAULT"
+                      : "HOST_TO_DEVICE, DEVICE_TO_HOST or DEFAULT");
+  if (c.width > c.spitch || c.width > c.dpitch)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: width %zu is larger than %s %zu", api, c.width,
+                c.width > c.dpitch ? "dpitch" : "spitch", c.width > c.dpitch ? c.dpitch : c.spitch);
+  size_t dst_span = 0, src_span = 0;
+  if (aclError ret = span_2d(c.dpitch, c.width, c.height, api, "dst", &dst_span)) return ret;
+  if (aclError ret = span_2d(c.spitch, c.width, c.height, api, "src", &src_span)) return ret;
+  if (aclError ret = check_region(c.dst, dst_span, api, "dst", dst_region)) {
+    add_error_context("dst rows: %zu rows of %zu bytes, dpitch %zu, spanning %zu bytes", c.height, c.width, c.dpitch,
+                      dst_span);
+    return ret;
+  }
+  if (aclError ret = check_region(c.src, src_span, api, "src", src_region)) {
+    add_error_context("src rows: %zu rows of %zu bytes, spitch %zu, spanning %zu bytes", c.height, c.width, c.spitch,
+                      src_span);
+    return ret;
+  }
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  if (count == 0) return ACL_SUCCESS;
+  MemoryRegion dst_region, src_region;
+  if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_direction(kind, dst_region, src_region, __func__)) return ret;
+  if (dst != src) std::memmove(dst, src, count);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream) {
+  if (count == 0) return ACL_SUCCESS;
+  MemoryRegion dst_region, src_region;
+  if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_async_direction(kind, dst_region, src_region, __func__)) return ret;
+  std::shared_ptr<Stream> target;
+  if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
+  if (dst == src) return ACL_SUCCESS;
+  const bool pageable = !dst_region.pinned || !src_region.pinned;
+  return submit(target, pageable, [dst, src, count] { std::memmove(dst, src, count); }, __func__);
+}
+
+aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  if (count == 0) return ACL_SUCCESS;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  std::memset(devPtr, static_cast<unsigned char>(value), count);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  if (count == 0) return ACL_SUCCESS;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  std::shared_ptr<Stream> target;
+  if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
+  const auto byte = static_cast<unsigned char>(value);
+  return submit(target, false, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__);
+}
+
+aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind) {
+  if (width == 0 || height == 0) return ACL_SUCCESS;
+  const Copy2d copy{dst, dpitch, src, spitch, width, height};
+  MemoryRegion dst_region, src_region;
+  if (aclError ret = check_copy_2d(copy, kind, false, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_direction(kind, dst_region, src_region, __func__)) return ret;
+  copy.run();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            aclrtMemcpyKind kind, aclrtStream stream) {
+  if (width == 0 || height == 0) return ACL_SUCCESS;
+  const Copy2d copy{dst, dpitch, src, spitch, width, height};
+  MemoryRegion dst_region, src_region;
+  if (aclError ret = check_copy_2d(copy, kind, true, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_async_direction(kind, dst_region, src_region, __func__)) return ret;
+  std::shared_ptr<Stream> target;
+  if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
+  const bool pageable = !dst_region.pinned || !src_region.pinned;
+  return submit(target, pageable, [copy] { copy.run(); }, __func__);
+}
+
+}  // extern "C"

@@ -1,0 +1,216 @@
+// Streams: creation in the current context, destruction (draining or forced), synchronization, query, the
+// failure mode, the overflow switch, and the config handle of aclrtCreateStreamV2. The engine itself is
+// runtime/stream.cpp; events and aclrtStreamWaitEvent are in acl_event.cpp.
+#include <mutex>
+#include <new>
+#include <unordered_set>
+
+#include "acl/acl.h"
+#include "core/error.h"
+#include "runtime/context.h"
+#include "runtime/runtime.h"
+#include "runtime/stream.h"
+
+using namespace ascendsim;
+
+namespace {
+
+constexpr int kMaxStreamsPerDevice = 1024;  // streams per device on 910/310P-class chips
+constexpr uint32_t kMaxPriority = 7;        // stream priorities are 0 (highest) .. 7
+
+// Config handles from aclrtCreateStreamConfigHandle, so that destroying a foreign or freed pointer is an
+// error instead of a double free. (The struct is public, so Set/CreateV2 also accept the user's own.)
+std::mutex g_config_mutex;
+std::unordered_set<const aclrtStreamConfigHandle*> g_config_handles;
+
+aclError create_stream(aclrtStream* stream, uint32_t priority, uint32_t flags, const char* api) {
+  if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'stream' is NULL", api);
+  std::shared_ptr<Context> context;
+  if (aclError ret = require_current_context(api, &context)) return ret;
+  const int device = context->device_id();
+  if (Stream::live_count(device) >= kMaxStreamsPerDevice)
+    return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "%s: device %d already has %d streams, the most it supports", api,
+                device, kMaxStreamsPerDevice);
+  try {
+    *stream = Runtime::instance().streams.add(std::make_shared<Stream>(context.get(), false, priority, flags));
+  } catch (const std::bad_alloc&) {
+    return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
+  }
+  return ACL_SUCCESS;
+}
+
+// Unregisters a stream created by the user, for aclrtDestroyStream(Force).
+aclError take_stream(aclrtStream handle, const char* api, std::shared_ptr<Stream>* out) {
+  if (handle == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'stream' is NULL", api);
+  auto& streams = Runtime::instance().streams;
+  std::shared_ptr<Stream> found = streams.find(handle);
+  if (found && found->is_default())
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: stream %p is the default stream of its context; it is released with the context", api, handle);
+  if (found) *out = streams.remove(handle);
+  if (*out) return ACL_SUCCESS;  // null: never created, already destroyed, or destroyed by another thread now
+  return fail(ACL_ERROR_RT_INVALID_HANDLE, "%s: stream %p is not a live stream (destroyed or never created)", api,
+              handle);
+}
+
+aclError report_failure(const char* api, aclrtStream handle, const Stream& stream, aclError code,
+                        const Stream::Failure& failure) {
+  if (failure.task != 0)
+    fail(code, "%s: stream %p (id %u): task %llu failed with error %d", api, handle, stream.id(),
+         static_cast<unsigned long long>(failure.task), code);
+  else
+    fail(code, "%s: stream %p (id %u) failed with error %d", api, handle, stream.id(), code);
+  if (!failure.message.empty()) add_error_context("%s", failure.message.c_str());
+  return code;
+}
+
+aclError synchronize(aclrtStream handle, int32_t timeout, const char* api) {
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = resolve_stream(handle, api, &stream)) return ret;
+  Stream::Failure failure;
+  const aclError ret = stream->synchronize(timeout, &failure);  // no lock held while waiting
+  if (ret == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+    return fail(ret, "%s: stream %p (id %u) still has tasks running after %d ms", api, handle, stream->id(), timeout);
+  if (ret != ACL_SUCCESS) return report_failure(api, handle, *stream, ret, failure);
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+aclrtStreamConfigHandle* aclrtCreateStreamConfigHandle(void) {
+  auto* handle = new (std::nothrow) aclrtStreamConfigHandle{};
+  if (handle == nullptr) {
+    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  g_config_handles.insert(handle);
+  return handle;
+}
+
+aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle* handle) {
+  ASCENDSIM_CHECK_NOT_NULL(handle);
+  {
+    std::lock_guard<std::mutex> lock(g_config_mutex);
+    if (g_config_handles.erase(handle) == 0)
+      return fail(ACL_ERROR_INVALID_PARAM,
+                  "%s: handle %p was not created by aclrtCreateStreamConfigHandle or is already destroyed", __func__,
+                  static_cast<void*>(handle));
+  }
+  delete handle;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamConfigAttr attr, const void* attrValue,
+                                 size_t valueSize) {
+  ASCENDSIM_CHECK_NOT_NULL(handle);
+  ASCENDSIM_CHECK_NOT_NULL(attrValue);
+  // Each attribute has one exact value size, as in the real implementation.
+  const auto check_size = [&](size_t expected, const char* type) {
+    if (valueSize == expected) return ACL_SUCCESS;
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: valueSize %zu for attr %d is invalid: it must be sizeof(%s) = %zu",
+                __func__, valueSize, static_cast<int>(attr), type, expected);
+  };
+  switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+      if (aclError ret = check_size(sizeof(void*), "void*")) return ret;
+      handle->workptr = *static_cast<void* const*>(attrValue);
+      return ACL_SUCCESS;
+    case ACL_RT_STREAM_WORK_SIZE:
+      if (aclError ret = check_size(sizeof(size_t), "size_t")) return ret;
+      handle->workSize = *static_cast<const size_t*>(attrValue);
+      return ACL_SUCCESS;
+    case ACL_RT_STREAM_FLAG:
+      if (aclError ret = check_size(sizeof(size_t), "size_t")) return ret;
+      handle->flag = *static_cast<const size_t*>(attrValue);
+      return ACL_SUCCESS;
+    case ACL_RT_STREAM_PRIORITY: {
+      if (aclError ret = check_size(sizeof(uint32_t), "uint32_t")) return ret;
+      const uint32_t priority = *static_cast<const uint32_t*>(attrValue);
+      if (priority > kMaxPriority)
+        return fail(ACL_ERROR_INVALID_PARAM, "%s: priority %u is out of range [0, %u]", __func__, priority,
+                    kMaxPriority);
+      handle->priority = priority;
+      return ACL_SUCCESS;
+    }
+  }
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: attr %d is not an aclrtStreamConfigAttr (0..3)", __func__,
+              static_cast<int>(attr));
+}
+
+aclError aclrtCreateStream(aclrtStream* stream) { return create_stream(stream, 0, 0, __func__); }
+
+aclError aclrtCreateStreamV2(aclrtStream* stream, const aclrtStreamConfigHandle* handle) {
+  if (handle == nullptr) return create_stream(stream, 0, 0, __func__);  // NULL: default configuration
+  if (handle->priority > kMaxPriority)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: handle priority %u is out of range [0, %u]", __func__,
+                handle->priority, kMaxPriority);
+  return create_stream(stream, handle->priority, static_cast<uint32_t>(handle->flag), __func__);
+}
+
+aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uint32_t flag) {
+  // Unknown flag bits are ignored, as the ACL layer translates only the flags it knows.
+  if (stream != nullptr && priority > kMaxPriority)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: priority %u is out of range [0, %u]", __func__, priority,
+                kMaxPriority);
+  return create_stream(stream, priority, flag, __func__);
+}
+
+aclError aclrtDestroyStream(aclrtStream handle) {
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = take_stream(handle, __func__, &stream)) return ret;
+  // Like the real runtime, waits for the queued tasks; a task failure is dropped with the stream. Callbacks
+  // not yet run are cancelled (see report_queue.cpp), so this cannot wait for a callback that never runs.
+  stream->close(false);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStreamForce(aclrtStream handle) {
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = take_stream(handle, __func__, &stream)) return ret;
+  stream->close(true);  // queued tasks are discarded; a running one finishes, a blocked one is interrupted
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize(stream, -1, __func__); }
+
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  if (timeout < -1 || timeout == 0)
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: timeout %d is invalid: -1 waits forever, a positive value is a limit in ms", __func__, timeout);
+  return synchronize(stream, timeout, __func__);
+}
+
+aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus* status) {
+  ASCENDSIM_CHECK_NOT_NULL(status);
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
+  *status = stream->idle() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamFailureMode(aclrtStream handle, uint64_t mode) {
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
+  if (stream->set_failure_mode(mode) != ACL_SUCCESS)
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: mode %llu is not ACL_CONTINUE_ON_FAILURE (0) or ACL_STOP_ON_FAILURE (1)", __func__,
+                static_cast<unsigned long long>(mode));
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamOverflowSwitch(aclrtStream handle, uint32_t flag) {
+  if (flag > 1) return fail(ACL_ERROR_INVALID_PARAM, "%s: flag %u is not 0 (off) or 1 (on)", __func__, flag);
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
+  stream->overflow_switch.store(flag);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetStreamOverflowSwitch(aclrtStream handle, uint32_t* flag) {
+  ASCENDSIM_CHECK_NOT_NULL(flag);
+  std::shared_ptr<Stream> stream;
+  if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
+  *flag = stream->overflow_switch.load();
+  return ACL_SUCCESS;
+}

@@ -1,0 +1,232 @@
+/*
+ * The AscendCL functions that ascendsim declares but does not implement (yet): one X-macro entry each,
+ *
+ *     ACL_NOT_SUPPORTED(return type, function name, (parameter list exactly as declared))
+ *
+ * grouped by what the stub returns. csrc/api/not_supported.cpp expands the list into definitions that
+ * record "<name> is not supported by ascendsim" (see aclGetRecentErrMsg) and return
+ *   - aclError:                ACL_ERROR_API_NOT_SUPPORT (200001)
+ *   - a pointer or handle:     NULL
+ *   - size_t / int64_t:        0
+ *   - aclDataType / aclFormat: ACL_DT_UNDEFINED / ACL_FORMAT_UNDEFINED
+ *   - void:                    nothing
+ * Tests and documentation read this file as the single list of unsupported functions, so keep one entry
+ * per line. Implementing a function = deleting its line here and defining it in its own api file.
+ *
+ * No include guard on purpose: the includer defines ACL_NOT_SUPPORTED, includes this file, and undefines it.
+ */
+#ifndef ACL_NOT_SUPPORTED
+#error "define ACL_NOT_SUPPORTED(ret, name, params) before including not_supported_list.h"
+#endif
+
+/* ---- Return an aclError: the code ACL_ERROR_API_NOT_SUPPORT. */
+/* acl_base.h */
+ACL_NOT_SUPPORTED(aclError, aclSetTensorShapeRange, (aclTensorDesc *desc, size_t dimsCount, int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorValueRange, (aclTensorDesc *desc, size_t valueCount, int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]))
+ACL_NOT_SUPPORTED(aclError, aclGetTensorDescDimV2, (const aclTensorDesc *desc, size_t index, int64_t *dimSize))
+ACL_NOT_SUPPORTED(aclError, aclGetTensorDescDimRange, (const aclTensorDesc *desc, size_t index, size_t dimRangeNum, int64_t *dimRange))
+ACL_NOT_SUPPORTED(aclError, aclTransTensorDescFormat, (const aclTensorDesc *srcDesc, aclFormat dstFormat, aclTensorDesc **dstDesc))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorStorageFormat, (aclTensorDesc *desc, aclFormat format))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorStorageShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorFormat, (aclTensorDesc *desc, aclFormat format))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorOriginFormat, (aclTensorDesc *desc, aclFormat format))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorOriginShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorDynamicInput, (aclTensorDesc *desc, const char *dynamicInputName))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorConst, (aclTensorDesc *desc, void *dataBuffer, size_t length))
+ACL_NOT_SUPPORTED(aclError, aclSetTensorPlaceMent, (aclTensorDesc *desc, aclMemType memType))
+/* acl_rt.h */
+ACL_NOT_SUPPORTED(aclError, aclrtReserveMemAddress, (void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags))
+ACL_NOT_SUPPORTED(aclError, aclrtReleaseMemAddress, (void *virPtr))
+ACL_NOT_SUPPORTED(aclError, aclrtMallocPhysical, (aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop, uint64_t flags))
+ACL_NOT_SUPPORTED(aclError, aclrtFreePhysical, (aclrtDrvMemHandle handle))
+ACL_NOT_SUPPORTED(aclError, aclrtMapMem, (void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags))
+ACL_NOT_SUPPORTED(aclError, aclrtUnmapMem, (void *virPtr))
+ACL_NOT_SUPPORTED(aclError, aclrtSetGroup, (int32_t groupId))
+ACL_NOT_SUPPORTED(aclError, aclrtGetGroupCount, (uint32_t *count))
+ACL_NOT_SUPPORTED(aclError, aclrtDestroyGroupInfo, (aclrtGroupInfo *groupInfo))
+ACL_NOT_SUPPORTED(aclError, aclrtGetAllGroupInfo, (aclrtGroupInfo *groupInfo))
+ACL_NOT_SUPPORTED(aclError, aclrtGetGroupInfoDetail, (const aclrtGroupInfo *groupInfo, int32_t groupIndex, aclrtGroupAttr attr, void *attrValue, size_t valueLen, size_t *paramRetSize))
+ACL_NOT_SUPPORTED(aclError, aclrtGetOverflowStatus, (void *outputAddr, size_t outputSize, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclrtResetOverflowStatus, (aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclrtSubscribeHostFunc, (uint64_t hostFuncThreadId, aclrtStream exeStream))
+ACL_NOT_SUPPORTED(aclError, aclrtProcessHostFunc, (int32_t timeout))
+ACL_NOT_SUPPORTED(aclError, aclrtUnSubscribeHostFunc, (uint64_t hostFuncThreadId, aclrtStream exeStream))
+ACL_NOT_SUPPORTED(aclError, aclrtDestroyBinary, (aclrtBinary binary))
+ACL_NOT_SUPPORTED(aclError, aclrtBinaryLoad, (const aclrtBinary binary, aclrtBinHandle *binHandle))
+ACL_NOT_SUPPORTED(aclError, aclrtBinaryUnLoad, (aclrtBinHandle binHandle))
+ACL_NOT_SUPPORTED(aclError, aclrtBinaryGetFunction, (const aclrtBinHandle binHandle, const char *kernelName, aclrtFuncHandle *funcHandle))
+ACL_NOT_SUPPORTED(aclError, aclrtLaunchKernel, (aclrtFuncHandle funcHandle, uint32_t blockDim, const void *argsData, size_t argsSize, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclrtMemExportToShareableHandle, (aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle))
+ACL_NOT_SUPPORTED(aclError, aclrtMemImportFromShareableHandle, (uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle *handle))
+ACL_NOT_SUPPORTED(aclError, aclrtMemSetPidToShareableHandle, (uint64_t shareableHandle, int32_t *pid, size_t pidNum))
+ACL_NOT_SUPPORTED(aclError, aclrtMemGetAllocationGranularity, (aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option, size_t *granularity))
+ACL_NOT_SUPPORTED(aclError, aclrtDeviceGetBareTgid, (int32_t *pid))
+ACL_NOT_SUPPORTED(aclError, aclrtGetMemUceInfo, (int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize, size_t *retSize))
+ACL_NOT_SUPPORTED(aclError, aclrtDeviceTaskAbort, (int32_t deviceId, uint32_t timeout))
+ACL_NOT_SUPPORTED(aclError, aclrtMemUceRepair, (int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize))
+/* acl_mdl.h */
+ACL_NOT_SUPPORTED(aclError, aclmdlDestroyDesc, (aclmdlDesc *modelDesc))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetDesc, (aclmdlDesc *modelDesc, uint32_t modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetDescFromFile, (aclmdlDesc *modelDesc, const char *modelPath))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetDescFromMem, (aclmdlDesc *modelDesc, const void *model, size_t modelSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlDestroyExecConfigHandle, (const aclmdlExecConfigHandle *handle))
+ACL_NOT_SUPPORTED(aclError, aclmdlDestroyDataset, (const aclmdlDataset *dataset))
+ACL_NOT_SUPPORTED(aclError, aclmdlAddDatasetBuffer, (aclmdlDataset *dataset, aclDataBuffer *dataBuffer))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetDatasetTensorDesc, (aclmdlDataset *dataset, aclTensorDesc *tensorDesc, size_t index))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromFile, (const char *modelPath, uint32_t *modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlBundleLoadFromFile, (const char *modelPath, uint32_t *bundleId))
+ACL_NOT_SUPPORTED(aclError, aclmdlBundleLoadFromMem, (const void *model, size_t modelSize, uint32_t *bundleId))
+ACL_NOT_SUPPORTED(aclError, aclmdlBundleUnload, (uint32_t bundleId))
+ACL_NOT_SUPPORTED(aclError, aclmdlBundleGetModelNum, (uint32_t bundleId, size_t *modelNum))
+ACL_NOT_SUPPORTED(aclError, aclmdlBundleGetModelId, (uint32_t bundleId, size_t index, uint32_t *modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromMem, (const void *model, size_t modelSize, uint32_t *modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromFileWithMem, (const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize, void *weightPtr, size_t weightSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromMemWithMem, (const void *model, size_t modelSize, uint32_t *modelId, void *workPtr, size_t workSize, void *weightPtr, size_t weightSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromFileWithQ, (const char *modelPath, uint32_t *modelId, const uint32_t *inputQ, size_t inputQNum, const uint32_t *outputQ, size_t outputQNum))
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadFromMemWithQ, (const void *model, size_t modelSize, uint32_t *modelId, const uint32_t *inputQ, size_t inputQNum, const uint32_t *outputQ, size_t outputQNum))
+ACL_NOT_SUPPORTED(aclError, aclmdlExecute, (uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output))
+ACL_NOT_SUPPORTED(aclError, aclmdlExecuteV2, (uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output, aclrtStream stream, const aclmdlExecConfigHandle *handle))
+ACL_NOT_SUPPORTED(aclError, aclmdlExecuteAsyncV2, (uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output, aclrtStream stream, const aclmdlExecConfigHandle *handle))
+ACL_NOT_SUPPORTED(aclError, aclmdlExecuteAsync, (uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclmdlUnload, (uint32_t modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlQuerySize, (const char *fileName, size_t *workSize, size_t *weightSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlQueryExeOMDesc, (const char *fileName, aclmdlExeOMDesc *mdlPartitionSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlQuerySizeFromMem, (const void *model, size_t modelSize, size_t *workSize, size_t *weightSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetDynamicBatchSize, (uint32_t modelId, aclmdlDataset *dataset, size_t index, uint64_t batchSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetDynamicHWSize, (uint32_t modelId, aclmdlDataset *dataset, size_t index, uint64_t height, uint64_t width))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetInputDynamicDims, (uint32_t modelId, aclmdlDataset *dataset, size_t index, const aclmdlIODims *dims))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputDims, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputDimsV2, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputDimsRange, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODimsRange *dimsRange))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetOutputDims, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetCurOutputDims, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputIndexByName, (const aclmdlDesc *modelDesc, const char *name, size_t *index))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetOutputIndexByName, (const aclmdlDesc *modelDesc, const char *name, size_t *index))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetDynamicBatch, (const aclmdlDesc *modelDesc, aclmdlBatch *batch))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetDynamicHW, (const aclmdlDesc *modelDesc, size_t index, aclmdlHW *hw))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputDynamicGearCount, (const aclmdlDesc *modelDesc, size_t index, size_t *gearCount))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetInputDynamicDims, (const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims, size_t gearCount))
+ACL_NOT_SUPPORTED(aclError, aclmdlDestroyAIPP, (const aclmdlAIPP *aippParmsSet))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetAippDataSize, (uint64_t batchSize, size_t *size))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPInputFormat, (aclmdlAIPP *aippParmsSet, aclAippInputFormat inputFormat))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPCscParams, (aclmdlAIPP *aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0, int16_t cscMatrixR0C1, int16_t cscMatrixR0C2, int16_t cscMatrixR1C0, int16_t cscMatrixR1C1, int16_t cscMatrixR1C2, int16_t cscMatrixR2C0, int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0, uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0, uint8_t cscInputBiasR1, uint8_t cscInputBiasR2))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPRbuvSwapSwitch, (aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPAxSwapSwitch, (aclmdlAIPP *aippParmsSet, int8_t axSwapSwitch))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPSrcImageSize, (aclmdlAIPP *aippParmsSet, int32_t srcImageSizeW, int32_t srcImageSizeH))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPScfParams, (aclmdlAIPP *aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW, int32_t scfInputSizeH, int32_t scfOutputSizeW, int32_t scfOutputSizeH, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPCropParams, (aclmdlAIPP *aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW, int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPPaddingParams, (aclmdlAIPP *aippParmsSet, int8_t paddingSwitch, int32_t paddingSizeTop, int32_t paddingSizeBottom, int32_t paddingSizeLeft, int32_t paddingSizeRight, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPDtcPixelMean, (aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0, int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2, int16_t dtcPixelMeanChn3, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPDtcPixelMin, (aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0, float dtcPixelMinChn1, float dtcPixelMinChn2, float dtcPixelMinChn3, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPPixelVarReci, (aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0, float dtcPixelVarReciChn1, float dtcPixelVarReciChn2, float dtcPixelVarReciChn3, uint64_t batchIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetInputAIPP, (uint32_t modelId, aclmdlDataset *dataset, size_t index, const aclmdlAIPP *aippParmsSet))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetAIPPByInputIndex, (uint32_t modelId, aclmdlDataset *dataset, size_t index, const aclmdlAIPP *aippParmsSet))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetAippType, (uint32_t modelId, size_t index, aclmdlInputAippType *type, size_t *dynamicAttachedDataIndex))
+ACL_NOT_SUPPORTED(aclError, aclmdlGetFirstAippInfo, (uint32_t modelId, size_t index, aclAippInfo *aippInfo))
+ACL_NOT_SUPPORTED(aclError, aclmdlCreateAndGetOpDesc, (uint32_t deviceId, uint32_t streamId, uint32_t taskId, char *opName, size_t opNameLen, aclTensorDesc **inputDesc, size_t *numInputs, aclTensorDesc **outputDesc, size_t *numOutputs))
+ACL_NOT_SUPPORTED(aclError, aclmdlInitDump, ())
+ACL_NOT_SUPPORTED(aclError, aclmdlSetDump, (const char *dumpCfgPath))
+ACL_NOT_SUPPORTED(aclError, aclmdlFinalizeDump, ())
+ACL_NOT_SUPPORTED(aclError, aclmdlLoadWithConfig, (const aclmdlConfigHandle *handle, uint32_t *modelId))
+ACL_NOT_SUPPORTED(aclError, aclmdlDestroyConfigHandle, (aclmdlConfigHandle *handle))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetConfigOpt, (aclmdlConfigHandle *handle, aclmdlConfigAttr attr, const void *attrValue, size_t valueSize))
+ACL_NOT_SUPPORTED(aclError, aclmdlSetExecConfigOpt, (aclmdlExecConfigHandle *handle, aclmdlExecConfigAttr attr, const void *attrValue, size_t valueSize))
+/* acl_op.h */
+ACL_NOT_SUPPORTED(aclError, aclopSetModelDir, (const char *modelDir))
+ACL_NOT_SUPPORTED(aclError, aclopLoad, (const void *model, size_t modelSize))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrBool, (aclopAttr *attr, const char *attrName, uint8_t attrValue))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrInt, (aclopAttr *attr, const char *attrName, int64_t attrValue))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrFloat, (aclopAttr *attr, const char *attrName, float attrValue))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrString, (aclopAttr *attr, const char *attrName, const char *attrValue))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrDataType, (aclopAttr *attr, const char *attrName, aclDataType attrValue))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListDataType, (aclopAttr *attr, const char *attrName, int numValues, const aclDataType values[]))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListBool, (aclopAttr *attr, const char *attrName, int numValues, const uint8_t *values))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListInt, (aclopAttr *attr, const char *attrName, int numValues, const int64_t *values))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListFloat, (aclopAttr *attr, const char *attrName, int numValues, const float *values))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListString, (aclopAttr *attr, const char *attrName, int numValues, const char **values))
+ACL_NOT_SUPPORTED(aclError, aclopSetAttrListListInt, (aclopAttr *attr, const char *attrName, int numLists, const int *numValues, const int64_t *const values[]))
+ACL_NOT_SUPPORTED(aclError, aclopExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclopExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclopCreateHandle, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *opAttr, aclopHandle **handle))
+ACL_NOT_SUPPORTED(aclError, aclopExecWithHandle, (aclopHandle *handle, int numInputs, const aclDataBuffer *const inputs[], int numOutputs, aclDataBuffer *const outputs[], aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclopCast, (const aclTensorDesc *srcDesc, const aclDataBuffer *srcBuffer, const aclTensorDesc *dstDesc, aclDataBuffer *dstBuffer, uint8_t truncate, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclopCreateHandleForCast, (aclTensorDesc *srcDesc, aclTensorDesc *dstDesc, uint8_t truncate, aclopHandle **handle))
+ACL_NOT_SUPPORTED(aclError, aclopCreateKernel, (const char *opType, const char *kernelId, const char *kernelName, void *binData, int binSize, aclopEngineType enginetype, aclDataDeallocator deallocator))
+ACL_NOT_SUPPORTED(aclError, aclopRegisterCompileFunc, (const char *opType, aclopCompileFunc func))
+ACL_NOT_SUPPORTED(aclError, aclopUnregisterCompileFunc, (const char *opType))
+ACL_NOT_SUPPORTED(aclError, aclopSetKernelArgs, (aclopKernelDesc *kernelDesc, const char *kernelId, uint32_t blockDim, const void *args, uint32_t argSize))
+ACL_NOT_SUPPORTED(aclError, aclopSetKernelWorkspaceSizes, (aclopKernelDesc *kernelDesc, int numWorkspaces, size_t *workspaceSizes))
+ACL_NOT_SUPPORTED(aclError, aclopUpdateParams, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr))
+ACL_NOT_SUPPORTED(aclError, aclopSetMaxOpQueueNum, (uint64_t maxOpNum))
+ACL_NOT_SUPPORTED(aclError, aclopInferShape, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclopAttr *attr))
+ACL_NOT_SUPPORTED(aclError, aclopStartDumpArgs, (uint32_t dumpType, const char *path))
+ACL_NOT_SUPPORTED(aclError, aclopStopDumpArgs, (uint32_t dumpType))
+/* acl_op_compiler.h */
+ACL_NOT_SUPPORTED(aclError, aclopCompile, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath))
+ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
+ACL_NOT_SUPPORTED(aclError, aclSetCompileopt, (aclCompileOpt opt, const char *value))
+ACL_NOT_SUPPORTED(aclError, aclGetCompileopt, (aclCompileOpt opt, char *value, size_t length))
+ACL_NOT_SUPPORTED(aclError, aclopSetCompileFlag, (aclOpCompileFlag flag))
+ACL_NOT_SUPPORTED(aclError, aclGenGraphAndDumpForOp, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, const char *graphDumpPath, const aclGraphDumpOption *graphDumpOpt))
+ACL_NOT_SUPPORTED(aclError, aclDestroyGraphDumpOpt, (const aclGraphDumpOption *graphDumpOpt))
+
+/* ---- Return a pointer or handle: NULL. */
+/* acl_base.h */
+ACL_NOT_SUPPORTED(aclTensorDesc *, aclCreateTensorDesc, (aclDataType dataType, int numDims, const int64_t *dims, aclFormat format))
+ACL_NOT_SUPPORTED(const char *, aclGetTensorDescName, (aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(aclTensorDesc *, aclGetTensorDescByIndex, (aclTensorDesc *desc, size_t index))
+ACL_NOT_SUPPORTED(void *, aclGetTensorDescAddress, (const aclTensorDesc *desc))
+/* acl_rt.h */
+ACL_NOT_SUPPORTED(aclrtGroupInfo *, aclrtCreateGroupInfo, ())
+ACL_NOT_SUPPORTED(aclrtBinary, aclrtCreateBinary, (const void *data, size_t dataLen))
+/* acl_mdl.h */
+ACL_NOT_SUPPORTED(aclmdlDesc *, aclmdlCreateDesc, ())
+ACL_NOT_SUPPORTED(aclmdlExecConfigHandle *, aclmdlCreateExecConfigHandle, ())
+ACL_NOT_SUPPORTED(aclmdlDataset *, aclmdlCreateDataset, ())
+ACL_NOT_SUPPORTED(aclTensorDesc *, aclmdlGetDatasetTensorDesc, (const aclmdlDataset *dataset, size_t index))
+ACL_NOT_SUPPORTED(aclDataBuffer *, aclmdlGetDatasetBuffer, (const aclmdlDataset *dataset, size_t index))
+ACL_NOT_SUPPORTED(const char *, aclmdlGetOpAttr, (aclmdlDesc *modelDesc, const char *opName, const char *attr))
+ACL_NOT_SUPPORTED(const char *, aclmdlGetInputNameByIndex, (const aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(const char *, aclmdlGetOutputNameByIndex, (const aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(aclmdlAIPP *, aclmdlCreateAIPP, (uint64_t batchSize))
+ACL_NOT_SUPPORTED(aclmdlConfigHandle *, aclmdlCreateConfigHandle, ())
+ACL_NOT_SUPPORTED(const char *, aclmdlGetTensorRealName, (const aclmdlDesc *modelDesc, const char *name))
+/* acl_op.h */
+ACL_NOT_SUPPORTED(aclopAttr *, aclopCreateAttr, ())
+/* acl_op_compiler.h */
+ACL_NOT_SUPPORTED(aclGraphDumpOption *, aclCreateGraphDumpOpt, ())
+
+/* ---- Return a count or size: 0. */
+/* acl_base.h */
+ACL_NOT_SUPPORTED(size_t, aclGetTensorDescSize, (const aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(size_t, aclGetTensorDescElementCount, (const aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(size_t, aclGetTensorDescNumDims, (const aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(int64_t, aclGetTensorDescDim, (const aclTensorDesc *desc, size_t index))
+/* acl_mdl.h */
+ACL_NOT_SUPPORTED(size_t, aclmdlGetNumInputs, (aclmdlDesc *modelDesc))
+ACL_NOT_SUPPORTED(size_t, aclmdlGetNumOutputs, (aclmdlDesc *modelDesc))
+ACL_NOT_SUPPORTED(size_t, aclmdlGetInputSizeByIndex, (aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(size_t, aclmdlGetOutputSizeByIndex, (aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(size_t, aclmdlGetDatasetNumBuffers, (const aclmdlDataset *dataset))
+/* acl_op_compiler.h */
+ACL_NOT_SUPPORTED(size_t, aclGetCompileoptSize, (aclCompileOpt opt))
+
+/* ---- Return an enum: its UNDEFINED value. */
+/* acl_base.h */
+ACL_NOT_SUPPORTED(aclDataType, aclGetTensorDescType, (const aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(aclFormat, aclGetTensorDescFormat, (const aclTensorDesc *desc))
+/* acl_mdl.h */
+ACL_NOT_SUPPORTED(aclFormat, aclmdlGetInputFormat, (const aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(aclFormat, aclmdlGetOutputFormat, (const aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(aclDataType, aclmdlGetInputDataType, (const aclmdlDesc *modelDesc, size_t index))
+ACL_NOT_SUPPORTED(aclDataType, aclmdlGetOutputDataType, (const aclmdlDesc *modelDesc, size_t index))
+
+/* ---- Return nothing: only the error is recorded. */
+/* acl_base.h */
+ACL_NOT_SUPPORTED(void, aclDestroyTensorDesc, (const aclTensorDesc *desc))
+ACL_NOT_SUPPORTED(void, aclSetTensorDescName, (aclTensorDesc *desc, const char *name))
+/* acl_op.h */
+ACL_NOT_SUPPORTED(void, aclopDestroyAttr, (const aclopAttr *attr))
+ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))

@@ -1,0 +1,166 @@
+#include "runtime/runtime.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "runtime/context.h"
+#include "runtime/device.h"
+#include "runtime/event.h"
+#include "runtime/stream.h"
+
+namespace ascendsim {
+namespace {
+
+constexpr int kDefaultDeviceCount = 8;
+constexpr size_t kDefaultDeviceMemory = size_t{32} << 30;
+constexpr const char* kDefaultSocName = "Ascend910B1";
+
+// "32G", "512M", "1048576": a byte count with an optional K/M/G/T suffix (powers of 1024); 0 if malformed.
+size_t parse_bytes(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text) return 0;
+  int shift = 0;
+  switch (*end) {
+    case 'k': case 'K': shift = 10; ++end; break;
+    case 'm': case 'M': shift = 20; ++end; break;
+    case 'g': case 'G': shift = 30; ++end; break;
+    case 't': case 'T': shift = 40; ++end; break;
+    default: break;
+  }
+  if (*end == 'B' || *end == 'b') ++end;
+  if (*end != '\0' || value > (~0ull >> shift)) return 0;
+  return static_cast<size_t>(value << shift);
+}
+
+int env_device_count() {
+  const char* text = std::getenv("ASCENDSIM_DEVICE_COUNT");
+  if (text == nullptr) return kDefaultDeviceCount;
+  const long n = std::strtol(text, nullptr, 10);
+  return n >= 1 && n <= kMaxDevices ? static_cast<int>(n) : kDefaultDeviceCount;
+}
+
+size_t env_device_memory() {
+  const char* text = std::getenv("ASCENDSIM_DEVICE_MEMORY");
+  const size_t bytes = text != nullptr ? parse_bytes(text) : 0;
+  return bytes != 0 ? bytes : kDefaultDeviceMemory;
+}
+
+std::string env_soc_name() {
+  const char* text = std::getenv("ASCENDSIM_SOC_NAME");
+  return text != nullptr && text[0] != '\0' ? text : kDefaultSocName;
+}
+
+thread_local std::shared_ptr<Context> tls_current_context;
+
+}  // namespace
+
+Runtime::Runtime()
+    : device_count_(env_device_count()),
+      device_capacity_(env_device_memory()),
+      soc_name_(env_soc_name()) {}
+
+Runtime& Runtime::instance() {
+  // Never destroyed: worker threads and late destructors (Python at shutdown) may still call in.
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+aclError Runtime::init(const char* config_path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (initialized()) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized (call aclFinalize first)");
+  if (config_path != nullptr && config_path[0] != '\0') {
+    std::ifstream file(config_path, std::ios::binary);
+    if (!file) return fail(ACL_ERROR_INVALID_FILE, "aclInit: cannot open config file \"%s\"", config_path);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string content = text.str();
+    JsonValue config;
+    std::string error;
+    if (!content.empty() && !parse_json(content, &config, &error))
+      return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" is not valid JSON: %s", config_path, error.c_str());
+    if (!content.empty() && config.kind != JsonValue::Kind::Object)
+      return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" must hold a JSON object", config_path);
+  }
+  initialized_.store(true, std::memory_order_release);
+  return ACL_SUCCESS;
+}
+
+aclError Runtime::finalize() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized()) {
+    return ever_finalized_ ? fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalized")
+                           : fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit was never called");
+  }
+  // Like the real runtime, finalizing releases what the devices still hold: contexts, streams, memory.
+  for_each_device([](Device& device) { device.release_all("aclFinalize"); });
+  tls_current_context.reset();
+  initialized_.store(false, std::memory_order_release);
+  ever_finalized_ = true;
+  return ACL_SUCCESS;
+}
+
+Device* Runtime::device(int32_t id, const char* api) {
+  if (id < 0 || id >= device_count_) {
+    fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: device id %d is out of range: there are %d devices (ids 0..%d)", api,
+         id, device_count_, device_count_ - 1);
+    return nullptr;
+  }
+  Device* existing = devices_[id].load(std::memory_order_acquire);
+  if (existing != nullptr) return existing;
+  std::lock_guard<std::mutex> lock(mutex_);
+  existing = devices_[id].load(std::memory_order_acquire);
+  if (existing == nullptr) {
+    existing = new Device(id, device_capacity_);  // lives as long as the process, like the card
+    devices_[id].store(existing, std::memory_order_release);
+  }
+  return existing;
+}
+
+Device* Runtime::device_of_address(const void* p) const {
+  for (int i = 0; i < device_count_; ++i) {
+    Device* d = devices_[i].load(std::memory_order_acquire);
+    if (d != nullptr && d->memory().in_range(p)) return d;
+  }
+  return nullptr;
+}
+
+aclError require_initialized(const char* api) {
+  if (Runtime::instance().initialized()) return ACL_SUCCESS;
+  return fail(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", api);
+}
+
+std::shared_ptr<Context> current_context() {
+  if (tls_current_context && tls_current_context->destroyed()) tls_current_context.reset();
+  return tls_current_context;
+}
+
+void set_current_context(std::shared_ptr<Context> context) { tls_current_context = std::move(context); }
+
+aclError require_current_context(const char* api, std::shared_ptr<Context>* out) {
+  *out = current_context();
+  if (*out) return ACL_SUCCESS;
+  return fail(ACL_ERROR_RT_CONTEXT_NULL,
+              "%s: the calling thread has no current context (call aclrtSetDevice or aclrtSetCurrentContext first)",
+              api);
+}
+
+aclError resolve_stream(aclrtStream handle, const char* api, std::shared_ptr<Stream>* out) {
+  if (handle == nullptr) {
+    std::shared_ptr<Context> context;
+    if (aclError ret = require_current_context(api, &context)) return ret;
+    *out = context->default_stream();
+    return ACL_SUCCESS;
+  }
+  *out = Runtime::instance().streams.find(handle);
+  if (*out) return ACL_SUCCESS;
+  return fail(ACL_ERROR_RT_INVALID_HANDLE, "%s: stream %p is not a live stream (destroyed or never created)", api,
+              handle);
+}
+
+}  // namespace ascendsim

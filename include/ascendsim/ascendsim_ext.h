@@ -1,0 +1,51 @@
+/*
+ * ascendsim extensions: functions of the emulator that are not part of AscendCL, exported by
+ * libascendcl.so with the prefix `ascendsim`. They return aclError codes like the AscendCL functions and
+ * record a message for aclGetRecentErrMsg() on failure.
+ */
+#ifndef ASCENDSIM_ASCENDSIM_EXT_H_
+#define ASCENDSIM_ASCENDSIM_EXT_H_
+
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Memory statistics of one emulated device's caching allocator (after PyTorch's torch.cuda.memory_stats).
+ * Byte counts are block sizes: a request is rounded up to a multiple of 512 bytes (after aclrtMalloc's own
+ * rounding to 32 bytes plus 32 bytes of padding).
+ */
+typedef struct ascendsimMemoryStats {
+    uint64_t capacity_bytes;       /* the device memory (ASCENDSIM_DEVICE_MEMORY, default 32 GiB) */
+    uint64_t allocated_bytes;      /* held by live allocations */
+    uint64_t requested_bytes;      /* the sizes callers asked for, of live allocations */
+    uint64_t reserved_bytes;       /* held by segments: allocated + cached */
+    uint64_t peak_allocated_bytes; /* since the device was first used or the last reset of the peaks */
+    uint64_t peak_reserved_bytes;
+    uint64_t largest_free_block;   /* largest free piece: a cached block or never-reserved memory */
+    uint64_t allocation_count;     /* allocations served so far */
+    uint64_t free_count;           /* frees so far */
+    uint64_t segment_count;        /* segments currently reserved */
+    uint64_t cache_hits;           /* allocations served from cached blocks */
+    uint64_t alloc_retries;        /* times the cache was released to satisfy a request */
+    uint64_t oom_count;            /* failed allocations */
+} ascendsimMemoryStats;
+
+/* Fills *stats for device `deviceId`. Invalid id: ACL_ERROR_RT_INVALID_DEVICEID; stats NULL: ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError ascendsimGetMemoryStats(int32_t deviceId, ascendsimMemoryStats *stats);
+
+/* Restarts the peak figures from the current values. */
+ACL_FUNC_VISIBILITY aclError ascendsimResetPeakMemoryStats(int32_t deviceId);
+
+/* Waits for the device's queued work, then releases every cached segment that holds no allocation. */
+ACL_FUNC_VISIBILITY aclError ascendsimEmptyCache(int32_t deviceId);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCENDSIM_ASCENDSIM_EXT_H_ */

@@ -1,0 +1,48 @@
+"""ascendsim: a CPU emulator of Huawei's CANN stack (AscendCL runtime, pyACL, GE compiler and atc).
+
+The AscendCL runtime is one shared library, `libascendcl.so`, inside a CANN-like toolkit tree shipped
+in this package; `ascendsim env` prints the environment that official samples' build files read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import _core
+
+__all__ = ["empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+
+
+def toolkit_root() -> Path:
+    """The CANN-like tree: include/, lib64/, runtime/include/, runtime/lib64/stub/."""
+    return Path(_core.__file__).resolve().parent / "cann"
+
+
+def get_include() -> str:
+    """The directory to add to the include path so that `#include "acl/acl.h"` works."""
+    return str(toolkit_root() / "include")
+
+
+def get_library_dir() -> str:
+    """The directory holding libascendcl.so (link with -lascendcl)."""
+    return str(toolkit_root() / "lib64")
+
+
+def memory_stats(device_id: int) -> dict[str, int]:
+    """Device memory statistics of the caching allocator (allocated, reserved, peaks, counts, ...)."""
+    stats, ret = _core.ascendsimGetMemoryStats(device_id)
+    if ret != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg() or f"memory_stats failed with {ret}")
+    return stats
+
+
+def reset_peak_memory_stats(device_id: int) -> None:
+    """Start the peak figures of memory_stats() again from the current values."""
+    if _core.ascendsimResetPeakMemoryStats(device_id) != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg())
+
+
+def empty_cache(device_id: int) -> None:
+    """Return the device's unused cached memory segments (like torch.cuda.empty_cache)."""
+    if _core.ascendsimEmptyCache(device_id) != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg())

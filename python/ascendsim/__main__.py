@@ -1,0 +1,57 @@
+"""The `ascendsim` command line."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from . import toolkit_root
+
+
+def environment() -> dict[str, str]:
+    """The variables CANN's set_env.sh sets that sample build files and programs read."""
+    root = toolkit_root()
+    return {
+        "ASCEND_TOOLKIT_HOME": str(root),
+        "ASCEND_HOME_PATH": str(root),
+        "DDK_PATH": str(root),
+        "INSTALL_DIR": str(root),
+        "NPU_HOST_LIB": str(root / "runtime" / "lib64" / "stub"),
+    }
+
+
+def search_paths() -> dict[str, str]:
+    """Path lists the toolkit is put in front of: the loader's and CMake's (for find_package(ascendcl))."""
+    root = toolkit_root()
+    return {"LD_LIBRARY_PATH": str(root / "lib64"), "CMAKE_PREFIX_PATH": str(root)}
+
+
+def print_env() -> int:
+    for name, value in environment().items():
+        print(f"export {name}={shlex.quote(value)}")
+    for name, value in search_paths().items():
+        print(f"export {name}={shlex.quote(value)}${{{name}:+:${name}}}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ascendsim", description="CPU emulator of Huawei's CANN stack")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("env", help="print shell exports for building and running AscendCL programs "
+                                    '(use: eval "$(ascendsim env)")')
+    demo = commands.add_parser("demo", help="run a pyACL program on the emulated device and check it")
+    demo.add_argument("--device", type=int, default=0)
+    demo.add_argument("--megabytes", type=int, default=64)
+    args = parser.parse_args(argv)
+    if args.command == "env":
+        return print_env()
+    if args.command == "demo":
+        from .demo import run
+
+        return 0 if run(args.device, args.megabytes) else 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

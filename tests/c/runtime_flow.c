@@ -1,0 +1,91 @@
+/* The runtime flow of an AscendCL sample, in C: init, device, context, stream, host and device memory,
+ * asynchronous copies ordered on a stream, events with elapsed time, synchronization, release. Every
+ * call is checked; error paths print the code so the test can compare it with the real runtime's. */
+#include <stdio.h>
+#include <string.h>
+
+#include "acl/acl.h"
+
+#define CHECK(call)                                                                 \
+  do {                                                                              \
+    aclError ret_ = (call);                                                         \
+    if (ret_ != ACL_SUCCESS) {                                                      \
+      printf("FAILED %s -> %d: %s\n", #call, ret_, aclGetRecentErrMsg());           \
+      return 1;                                                                     \
+    }                                                                               \
+  } while (0)
+
+#define EXPECT(call, code)                                                          \
+  do {                                                                              \
+    aclError ret_ = (call);                                                         \
+    if (ret_ != (code)) {                                                           \
+      printf("FAILED %s -> %d, expected %d\n", #call, ret_, (int)(code));           \
+      return 1;                                                                     \
+    }                                                                               \
+  } while (0)
+
+int main(void) {
+  enum { N = 1 << 20 };
+  aclrtContext context = NULL;
+  aclrtStream stream = NULL;
+  aclrtEvent start = NULL, stop = NULL;
+  void *host = NULL, *device_a = NULL, *device_b = NULL;
+  unsigned char *bytes;
+  float ms = 0;
+  size_t free_bytes = 0, total_bytes = 0;
+  int32_t device_id = -1;
+  size_t i;
+
+  EXPECT(aclrtGetCurrentContext(&context), ACL_ERROR_RT_CONTEXT_NULL);
+  CHECK(aclInit(NULL));
+  EXPECT(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+  EXPECT(aclrtSetDevice(100), ACL_ERROR_RT_INVALID_DEVICEID);
+  CHECK(aclrtSetDevice(0));
+  CHECK(aclrtCreateContext(&context, 0));
+  CHECK(aclrtGetDevice(&device_id));
+  CHECK(aclrtCreateStream(&stream));
+  CHECK(aclrtCreateEvent(&start));
+  CHECK(aclrtCreateEvent(&stop));
+
+  CHECK(aclrtMallocHost(&host, N));
+  CHECK(aclrtMalloc(&device_a, N, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK(aclrtMalloc(&device_b, N, ACL_MEM_MALLOC_NORMAL_ONLY));
+  CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total_bytes));
+  if (free_bytes == 0 || free_bytes > total_bytes) { printf("FAILED mem info\n"); return 1; }
+
+  bytes = (unsigned char*)host;
+  for (i = 0; i < N; ++i) bytes[i] = (unsigned char)(i * 7);
+  CHECK(aclrtRecordEvent(start, stream));
+  CHECK(aclrtMemcpyAsync(device_a, N, host, N, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+  CHECK(aclrtMemcpyAsync(device_b, N, device_a, N, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+  CHECK(aclrtMemsetAsync(device_b, N, 0x5A, 16, stream));
+  CHECK(aclrtMemcpyAsync(host, N, device_b, N, ACL_MEMCPY_DEVICE_TO_HOST, stream));
+  CHECK(aclrtRecordEvent(stop, stream));
+  CHECK(aclrtSynchronizeStream(stream));
+  CHECK(aclrtEventElapsedTime(&ms, start, stop));
+  for (i = 0; i < N; ++i) {
+    unsigned char expected = i < 16 ? 0x5A : (unsigned char)(i * 7);
+    if (bytes[i] != expected) { printf("FAILED data at %zu\n", i); return 1; }
+  }
+  if (ms < 0) { printf("FAILED elapsed %f\n", ms); return 1; }
+
+  /* Misuse is answered with codes, never a crash. */
+  EXPECT(aclrtMemcpy(host, 16, device_a, 32, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+  EXPECT(aclrtMalloc(&device_a, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+  EXPECT(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK(aclrtFree(device_b));
+  if (aclrtFree(device_b) == ACL_SUCCESS) { printf("FAILED double free accepted\n"); return 1; }
+  if (strlen(aclGetRecentErrMsg()) == 0) { printf("FAILED no message for double free\n"); return 1; }
+
+  CHECK(aclrtFree(device_a));
+  CHECK(aclrtFreeHost(host));
+  CHECK(aclrtDestroyEvent(start));
+  CHECK(aclrtDestroyEvent(stop));
+  CHECK(aclrtDestroyStream(stream));
+  CHECK(aclrtDestroyContext(context));
+  CHECK(aclrtResetDevice(0));
+  CHECK(aclFinalize());
+  EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+  printf("ok device=%d elapsed_ms=%f\n", device_id, ms);
+  return 0;
+}

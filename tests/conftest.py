@@ -1,0 +1,84 @@
+"""Shared fixtures: an initialized runtime with device 0 set, subprocess runners for tests that need a
+fresh process (init/finalize, environment variables), and a C/C++ compiler against the installed
+headers and library."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import ascendsim
+from ascendcl import ACL_ERROR_REPEAT_INITIALIZE, ACL_SUCCESS, aclInit, aclrtResetDevice, aclrtSetDevice
+
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def acl_initialized() -> None:
+    """aclInit once for the whole session (tests of init/finalize themselves run in subprocesses)."""
+    assert aclInit("") in (ACL_SUCCESS, ACL_ERROR_REPEAT_INITIALIZE)
+
+
+@pytest.fixture
+def device() -> Iterator[int]:
+    """Device 0 set (and its default context current) for the test; reset afterwards."""
+    assert aclrtSetDevice(0) == ACL_SUCCESS
+    yield 0
+    assert aclrtResetDevice(0) == ACL_SUCCESS
+
+
+def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter (so the runtime starts from nothing); returns the result."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, check=False)
+
+
+def toolkit_env() -> dict[str, str]:
+    """The environment `eval "$(ascendsim env)"` gives."""
+    from ascendsim.__main__ import environment, search_paths
+
+    env = {**os.environ, **environment()}
+    for name, value in search_paths().items():
+        env[name] = value + (":" + os.environ[name] if os.environ.get(name) else "")
+    return env
+
+
+class Compiler:
+    """Builds C and C++ programs against the installed AscendCL headers and libascendcl.so."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+
+    def build(self, source: Path | str, name: str | None = None, cxx: bool | None = None,
+              extra: list[str] | None = None) -> Path:
+        if isinstance(source, Path):
+            path = source
+        else:  # inline source text
+            path = self.workdir / f"{name or 'program'}{'.cpp' if cxx else '.c'}"
+            path.write_text(textwrap.dedent(source))
+        is_cxx = path.suffix in (".cpp", ".cc") if cxx is None else cxx
+        output = self.workdir / (name or path.stem)
+        compiler = ["g++", "-std=c++17"] if is_cxx else ["gcc", "-std=c11"]
+        command = [*compiler, "-Wall", "-Wextra", "-Werror", str(path), "-o", str(output),
+                   f"-I{ascendsim.get_include()}", f"-L{ascendsim.get_library_dir()}", "-lascendcl", "-lpthread",
+                   *(extra or [])]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert result.returncode == 0, f"compile failed:\n{' '.join(command)}\n{result.stderr}"
+        return output
+
+    def run(self, program: Path, *args: str, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run([str(program), *args], capture_output=True, text=True, timeout=timeout,
+                              env={**toolkit_env(), **(env or {})}, check=False)
+
+
+@pytest.fixture
+def compiler(tmp_path: Path) -> Compiler:
+    return Compiler(tmp_path)
