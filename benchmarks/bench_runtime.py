@@ -18,8 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +26,6 @@ import numpy as np
 import ascendsim
 from ascendcl import (
     ACL_MEM_MALLOC_HUGE_FIRST,
-    ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
     aclInit,
     aclrtFree,
@@ -41,16 +39,12 @@ SIZES = {"4KiB": 4096, "1MiB": 1 << 20, "64MiB": 64 << 20}
 REPEATS = 7
 
 
-def measure(body: Callable[[], object], iterations: int) -> dict[str, float]:
-    """Median/min/max ns per call of `body` over REPEATS timed loops, after a warm-up."""
-    for _ in range(iterations // 10 + 1):
-        body()
-    samples = []
-    for _ in range(REPEATS):
-        start = time.perf_counter_ns()
-        for _ in range(iterations):
-            body()
-        samples.append((time.perf_counter_ns() - start) / iterations)
+def measure(statement: str, iterations: int, **names: object) -> dict[str, float]:
+    """Median/min/max ns per execution of `statement` (timed inline in a loop, as timeit does, so no
+    extra Python call is counted) over REPEATS loops, after a warm-up."""
+    timer = timeit.Timer(statement, globals={**globals(), **names})
+    timer.timeit(iterations // 10 + 1)
+    samples = [timer.timeit(iterations) * 1e9 / iterations for _ in range(REPEATS)]
     return {"ns": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
 
@@ -70,21 +64,19 @@ def python_results() -> dict[str, dict[str, float]]:
     aclrtSetDevice(0)
     results = {}
 
-    def malloc_free() -> None:
-        pointer, _ = aclrtMalloc(4096, ACL_MEM_MALLOC_HUGE_FIRST)
-        aclrtFree(pointer)
-
-    results["py.aclrtMalloc_aclrtFree"] = measure(malloc_free, 200000)
+    results["py.aclrtMalloc_aclrtFree"] = measure(
+        "pointer, _ = aclrtMalloc(4096, ACL_MEM_MALLOC_HUGE_FIRST); aclrtFree(pointer)", 200000)
     for name, size in SIZES.items():
         host = np.ones(size, np.uint8)
         device, _ = aclrtMalloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
         address = host.ctypes.data
         aclrtMemcpy(device, size, address, size, ACL_MEMCPY_HOST_TO_DEVICE)
         iterations = 100000 if size <= 4096 else 2000 if size <= 1 << 20 else 20
-        results[f"py.aclrtMemcpy_H2D.{name}"] = measure(
-            lambda d=device, a=address, s=size: aclrtMemcpy(d, s, a, s, ACL_MEMCPY_HOST_TO_DEVICE), iterations)
-        results[f"py.aclrtMemcpy_D2H.{name}"] = measure(
-            lambda d=device, a=address, s=size: aclrtMemcpy(a, s, d, s, ACL_MEMCPY_DEVICE_TO_HOST), iterations)
+        names = {"d": device, "a": address, "s": size}
+        results[f"py.aclrtMemcpy_H2D.{name}"] = measure("aclrtMemcpy(d, s, a, s, ACL_MEMCPY_HOST_TO_DEVICE)",
+                                                        iterations, **names)
+        results[f"py.aclrtMemcpy_D2H.{name}"] = measure("aclrtMemcpy(a, s, d, s, ACL_MEMCPY_DEVICE_TO_HOST)",
+                                                        iterations, **names)
         aclrtFree(device)
     return results
 

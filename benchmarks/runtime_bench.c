@@ -1,6 +1,7 @@
 /* Runtime microbenchmarks from C, each beside its physical peer, printed as JSON lines:
  *   {"name": ..., "ns": median nanoseconds per operation, "min": ..., "max": ...}
  * Built and run by bench_runtime.py, which adds the Python-side figures and prints the table. */
+#define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,13 +8,23 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 import ascendsim
-from ascendcl import ACL_ERROR_REPEAT_INITIALIZE, ACL_SUCCESS, aclInit, aclrtResetDevice, aclrtSetDevice
+from ascendcl import (
+    ACL_ERROR_REPEAT_INITIALIZE,
+    ACL_SUCCESS,
+    aclInit,
+    aclrtCreateStream,
+    aclrtDestroyStream,
+    aclrtResetDevice,
+    aclrtSetDevice,
+)
 
 TESTS = Path(__file__).resolve().parent
 
@@ -31,6 +41,36 @@ def device() -> Iterator[int]:
     assert aclrtSetDevice(0) == ACL_SUCCESS
     yield 0
     assert aclrtResetDevice(0) == ACL_SUCCESS
+
+
+@contextmanager
+def new_stream() -> Iterator[int]:
+    stream, ret = aclrtCreateStream()
+    assert ret == ACL_SUCCESS and stream != 0
+    try:
+        yield stream
+    finally:
+        aclrtDestroyStream(stream)  # may already be destroyed by the test
+
+
+@pytest.fixture
+def stream(device: int) -> Iterator[int]:
+    """A stream created on device 0's default context, destroyed afterwards."""
+    with new_stream() as created:
+        yield created
+
+
+WAIT = 30.0  # seconds: an upper bound on host-side waits, so that a broken runtime fails instead of hanging
+
+
+def in_thread(function: Callable[[], object]) -> object:
+    """Runs `function` on a fresh thread (which starts with no current context) and returns its result."""
+    results: list[object] = []
+    thread = threading.Thread(target=lambda: results.append(function()))
+    thread.start()
+    thread.join(WAIT)
+    assert results, "the thread failed"
+    return results[0]
 
 
 def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

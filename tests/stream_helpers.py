@@ -18,8 +18,6 @@ from ascendcl import (
     ACL_ERROR_RT_REPORT_TIMEOUT,
     ACL_ERROR_RT_THREAD_SUBSCRIBE,
     ACL_SUCCESS,
-    aclrtCreateStream,
-    aclrtDestroyStream,
     aclrtFreeHost,
     aclrtLaunchCallback,
     aclrtMallocHost,
@@ -27,8 +25,7 @@ from ascendcl import (
     aclrtSubscribeReport,
     aclrtUnSubscribeReport,
 )
-
-WAIT = 30.0  # seconds: an upper bound on host-side waits, so that a broken runtime fails instead of hanging
+from conftest import WAIT
 
 
 class Reporter:
@@ -110,16 +107,6 @@ def gated(stream: int, serving: Reporter) -> Iterator[Gate]:
         gate.open()
 
 
-@contextmanager
-def new_stream() -> Iterator[int]:
-    stream, ret = aclrtCreateStream()
-    assert ret == ACL_SUCCESS and stream != 0
-    try:
-        yield stream
-    finally:
-        aclrtDestroyStream(stream)  # may already be destroyed by the test
-
-
 class PinnedBuffer:
     """Page-locked host memory (aclrtMallocHost), which asynchronous copies really queue on the stream
     (pageable memory makes them synchronous), viewed as a numpy array."""
@@ -133,13 +120,3 @@ class PinnedBuffer:
 
     def free(self) -> None:
         assert aclrtFreeHost(self.address) == ACL_SUCCESS
-
-
-def in_thread(function: Callable[[], object]) -> object:
-    """Runs `function` on a fresh thread (no current context) and returns its result."""
-    results: list[object] = []
-    thread = threading.Thread(target=lambda: results.append(function()))
-    thread.start()
-    thread.join(WAIT)
-    assert results, "the thread failed"
-    return results[0]

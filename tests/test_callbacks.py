@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from stream_helpers import WAIT, Gate, gated, in_thread, new_stream, reporter
+from stream_helpers import Gate, gated, reporter
 
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
@@ -59,14 +59,11 @@ from ascendcl import (
     aclrtSynchronizeStreamWithTimeout,
     aclrtUnSubscribeReport,
 )
+from conftest import WAIT, in_thread, new_stream
 
 ME = threading.get_ident  # the id this thread subscribes under (pthread_self on Linux)
 
 
-@pytest.fixture
-def stream(device: int) -> Iterator[int]:
-    with new_stream() as created:
-        yield created
 
 
 @pytest.fixture
@@ -351,10 +348,11 @@ def test_reset_device_with_a_stream_waiting_behind_a_pending_callback(device: in
             assert aclrtStreamWaitEvent(stream, event) == ACL_SUCCESS
     assert aclrtStreamQuery(waiting) == (ACL_STREAM_STATUS_NOT_READY, ACL_SUCCESS)
     assert aclrtResetDevice(0) == ACL_SUCCESS
-    assert aclrtSetDevice(0) == ACL_SUCCESS  # for the fixture's own reset
     assert aclrtQueryEventStatus(event) == (ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_SUCCESS)
+    # checked before aclrtSetDevice: a new context's default stream may reuse the freed address
     assert aclrtSynchronizeStream(waiting) == ACL_ERROR_RT_INVALID_HANDLE
     assert aclrtDestroyEvent(event) == ACL_SUCCESS
+    assert aclrtSetDevice(0) == ACL_SUCCESS  # for the fixture's own reset
 
 
 # ---- exception-info callback ----------------------------------------------------------------------------

@@ -37,16 +37,7 @@ from ascendcl import (
     aclrtSetTsDevice,
     aclrtSynchronizeDevice,
 )
-from conftest import run_python
-
-
-def in_thread(function):
-    """Runs `function` on a fresh thread (which starts with no current context) and returns its result."""
-    results = []
-    thread = threading.Thread(target=lambda: results.append(function()))
-    thread.start()
-    thread.join()
-    return results[0]
+from conftest import in_thread, run_python
 
 
 def test_thread_without_context_gets_context_null() -> None:
@@ -188,9 +179,8 @@ assert ret == 0 and context
 
 
 def test_last_reset_frees_the_device_memory() -> None:
-    from ascendcl import aclrtFree, aclrtMalloc
-
     import ascendsim
+    from ascendcl import aclrtFree, aclrtMalloc
 
     def body():
         assert aclrtSetDevice(5) == ACL_SUCCESS

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from stream_helpers import WAIT, Gate, gated, in_thread, new_stream, reporter
+from stream_helpers import Gate, gated, reporter
 
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
@@ -53,12 +53,7 @@ from ascendcl import (
     aclrtSynchronizeEventWithTimeout,
     aclrtSynchronizeStream,
 )
-
-
-@pytest.fixture
-def stream(device: int) -> Iterator[int]:
-    with new_stream() as created:
-        yield created
+from conftest import WAIT, in_thread, new_stream
 
 
 @pytest.fixture

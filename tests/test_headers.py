@@ -4,6 +4,7 @@ layouts and values of the real AscendCL, and every numeric fact of the API spec 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -70,3 +71,16 @@ def test_sample_of_values() -> None:
     assert (ascendcl.ACL_BF16, ascendcl.ACL_FORMAT_FRACTAL_NZ, ascendcl.ACL_MEMCPY_DEFAULT) == (27, 29, 4)
     assert (ascendcl.ACL_MAX_DIM_CNT, ascendcl.ACL_EVENT_TIME_LINE, ascendcl.ACL_STOP_ON_FAILURE) == (128, 8, 1)
     assert ascendcl.ACL_ERROR_RT_FEATURE_NOT_SUPPROT == ascendcl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT  # old spelling
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
+def test_library_exports_exactly_the_c_api() -> None:
+    library = Path(ascendsim.get_library_dir()) / "libascendcl.so"
+    listing = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True,
+                             check=True).stdout
+    exported = {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    declared = set()
+    for header in Path(ascendsim.get_include(), "acl").glob("*.h"):
+        declared.update(re.findall(r"ACL_FUNC_VISIBILITY[^;(]*?\b(acl\w+)\s*\(", header.read_text()))
+    assert declared <= exported
+    assert {name for name in exported - declared if not name.startswith("ascendsim")} == set()

@@ -5,9 +5,6 @@ process (ASCENDSIM_DEVICE_MEMORY is read when the runtime starts)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -37,8 +34,6 @@ from ascendcl import (
     ACL_MEMCPY_HOST_TO_HOST,
     ACL_SUCCESS,
     aclGetRecentErrMsg,
-    aclrtCreateStream,
-    aclrtDestroyStream,
     aclrtFree,
     aclrtFreeHost,
     aclrtGetMemInfo,
@@ -56,7 +51,7 @@ from ascendcl import (
     aclrtMemsetAsync,
     aclrtSynchronizeStream,
 )
-from conftest import run_python
+from conftest import in_thread, run_python
 
 KiB = 1 << 10
 MiB = 1 << 20
@@ -105,25 +100,8 @@ def from_device(ptr: int, like: np.ndarray) -> np.ndarray:
     return out
 
 
-def in_thread(function):
-    """Runs `function` on a fresh thread (no current context) and returns its result."""
-    results = []
-    thread = threading.Thread(target=lambda: results.append(function()))
-    thread.start()
-    thread.join()
-    return results[0]
-
-
 def stats() -> dict[str, int]:
     return ascendsim.memory_stats(0)
-
-
-@pytest.fixture
-def stream(device: int) -> Iterator[int]:
-    handle, ret = aclrtCreateStream()
-    assert ret == ACL_SUCCESS
-    yield handle
-    assert aclrtDestroyStream(handle) == ACL_SUCCESS
 
 
 # ---- allocation ------------------------------------------------------------------------------------------

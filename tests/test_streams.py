@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from stream_helpers import WAIT, Gate, PinnedBuffer, Reporter, gated, in_thread, new_stream, reporter
+from stream_helpers import Gate, PinnedBuffer, Reporter, gated, reporter
 
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
@@ -20,6 +20,7 @@ from ascendcl import (
     ACL_ERROR_RT_CONTEXT_NULL,
     ACL_ERROR_RT_DEVICE_TASK_ABORT,
     ACL_ERROR_RT_INVALID_HANDLE,
+    ACL_ERROR_RT_NO_STREAM_RESOURCE,
     ACL_ERROR_RT_PARAM_INVALID,
     ACL_ERROR_RT_STREAM_NO_CB_REG,
     ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
@@ -69,14 +70,11 @@ from ascendcl import (
     aclrtSynchronizeStreamWithTimeout,
     aclrtUnSubscribeReport,
 )
+from conftest import WAIT, in_thread, new_stream
 
 SIZE = 1 << 16
 
 
-@pytest.fixture
-def stream(device: int) -> Iterator[int]:
-    with new_stream() as created:
-        yield created
 
 
 @pytest.fixture
@@ -178,6 +176,25 @@ def test_many_streams(device: int) -> None:
         assert aclrtDestroyStream(stream) == ACL_SUCCESS  # drains
     assert aclrtQueryEventStatus(event) == (ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_SUCCESS)
     assert aclrtDestroyEvent(event) == ACL_SUCCESS
+
+
+def test_stream_limit_per_device(device: int) -> None:
+    streams: list[int] = []
+    try:
+        while len(streams) < 2000:
+            stream, ret = aclrtCreateStream()
+            if ret != ACL_SUCCESS:
+                break
+            streams.append(stream)
+        assert ret == ACL_ERROR_RT_NO_STREAM_RESOURCE
+        assert "1024 streams" in aclGetRecentErrMsg()
+        assert 1000 <= len(streams) < 1024  # the default streams of the device's contexts count too
+    finally:
+        for stream in streams:
+            assert aclrtDestroyStream(stream) == ACL_SUCCESS
+    stream, ret = aclrtCreateStream()  # room again
+    assert ret == ACL_SUCCESS
+    assert aclrtDestroyStream(stream) == ACL_SUCCESS
 
 
 # ---- execution order and concurrency -------------------------------------------------------------------

@@ -112,9 +112,9 @@ void bind_runtime_functions(PyObject* module) {
   BIND(aclrtFreeHost);
   BIND_BLOCKING(aclrtMemcpy);
   BIND_BLOCKING(aclrtMemset);
-  BIND(aclrtMemcpyAsync);
+  BIND_BLOCKING(aclrtMemcpyAsync);  // with pageable host memory it synchronizes the stream first
   BIND_BLOCKING(aclrtMemcpy2d);
-  BIND(aclrtMemcpy2dAsync);
+  BIND_BLOCKING(aclrtMemcpy2dAsync);
   BIND(aclrtMemsetAsync);
   BIND(aclrtGetMemInfo);
 }
