@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from acl_helpers import WAIT
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
     ACL_ERROR_RT_REPORT_TIMEOUT,
@@ -25,7 +26,6 @@ from ascendcl import (
     aclrtSubscribeReport,
     aclrtUnSubscribeReport,
 )
-from conftest import WAIT
 
 
 class Reporter:

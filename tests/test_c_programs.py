@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS, Compiler, toolkit_env
+from acl_helpers import TESTS, Compiler, toolkit_env
 
 
 def test_c_runtime_flow(compiler: Compiler) -> None:

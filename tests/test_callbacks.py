@@ -9,8 +9,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from stream_helpers import Gate, gated, reporter
 
+from acl_helpers import WAIT, in_thread, new_stream
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
     ACL_CALLBACK_NO_BLOCK,
@@ -59,7 +59,7 @@ from ascendcl import (
     aclrtSynchronizeStreamWithTimeout,
     aclrtUnSubscribeReport,
 )
-from conftest import WAIT, in_thread, new_stream
+from stream_helpers import Gate, gated, reporter
 
 ME = threading.get_ident  # the id this thread subscribes under (pthread_self on Linux)
 

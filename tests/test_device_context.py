@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from acl_helpers import in_thread, run_python
 from ascendcl import (
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_CONTEXT_NULL,
@@ -37,7 +38,6 @@ from ascendcl import (
     aclrtSetTsDevice,
     aclrtSynchronizeDevice,
 )
-from conftest import in_thread, run_python
 
 
 def test_thread_without_context_gets_context_null() -> None:

@@ -9,8 +9,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from stream_helpers import Gate, gated, reporter
 
+from acl_helpers import WAIT, in_thread, new_stream
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
     ACL_ERROR_INVALID_PARAM,
@@ -53,7 +53,7 @@ from ascendcl import (
     aclrtSynchronizeEventWithTimeout,
     aclrtSynchronizeStream,
 )
-from conftest import WAIT, in_thread, new_stream
+from stream_helpers import Gate, gated, reporter
 
 
 @pytest.fixture

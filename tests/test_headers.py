@@ -12,7 +12,7 @@ import pytest
 
 import ascendcl
 import ascendsim
-from conftest import TESTS
+from acl_helpers import TESTS
 
 SPEC = TESTS.parent.parent / "shared" / "spec" / "ascendcl-c-api.md"
 

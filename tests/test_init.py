@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_python
+from acl_helpers import run_python
 
 
 def run_checks(body: str) -> None:

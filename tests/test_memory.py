@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ascendsim
+from acl_helpers import in_thread, run_python
 from ascendcl import (
     ACL_DDR_MEM,
     ACL_ERROR_INVALID_PARAM,
@@ -51,7 +52,6 @@ from ascendcl import (
     aclrtMemsetAsync,
     aclrtSynchronizeStream,
 )
-from conftest import in_thread, run_python
 
 KiB = 1 << 10
 MiB = 1 << 20

@@ -8,8 +8,8 @@ import re
 import pytest
 
 import ascendcl
+from acl_helpers import TESTS
 from ascendcl import ACL_ERROR_API_NOT_SUPPORT, aclGetRecentErrMsg
-from conftest import TESTS
 
 LIST = TESTS.parent / "csrc" / "api" / "not_supported_list.h"
 README = TESTS.parent / "README.md"

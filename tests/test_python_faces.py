@@ -11,8 +11,8 @@ import pytest
 
 import acl
 import ascendcl
+from acl_helpers import run_python
 from ascendcl import ACL_SUCCESS, aclDataTypeSize, aclGetRecentErrMsg, aclrtGetMemInfo, aclrtMalloc
-from conftest import run_python
 
 
 def header_function_names() -> set[str]:

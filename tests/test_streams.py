@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from stream_helpers import Gate, PinnedBuffer, Reporter, gated, reporter
 
+from acl_helpers import WAIT, in_thread, new_stream
 from ascendcl import (
     ACL_CALLBACK_BLOCK,
     ACL_CALLBACK_NO_BLOCK,
@@ -70,7 +70,7 @@ from ascendcl import (
     aclrtSynchronizeStreamWithTimeout,
     aclrtUnSubscribeReport,
 )
-from conftest import WAIT, in_thread, new_stream
+from stream_helpers import Gate, PinnedBuffer, Reporter, gated, reporter
 
 SIZE = 1 << 16
 
