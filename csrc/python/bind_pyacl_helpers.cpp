@@ -1,12 +1,17 @@
 // What pyACL offers beyond the C API's shape: acl.init's optional argument, get_recent_err_msg's None,
-// and the acl.util functions that need C: bytes_to_ptr (no copy) and start_thread / stop_thread
-// (a real pthread, whose id is what aclrtSubscribeReport expects, running a Python callable).
+// tensor descriptions whose dims are Python lists, and the acl.util functions that need C:
+// bytes_to_ptr (no copy), ptr_to_bytes (one copy) and start_thread / stop_thread (a real pthread,
+// whose id is what aclrtSubscribeReport expects, running a Python callable).
 #include <pthread.h>
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "python/module.h"
+
+// acl.set_tensor_storage_shape is bound on purpose although its C function is deprecated.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace ascendsim::python {
 namespace {
@@ -42,7 +47,68 @@ PyObject* bytes_to_ptr(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   return PyLong_FromVoidPtr(PyBytes_AS_STRING(args[0]));
 }
 
+// acl.util.ptr_to_bytes(ptr, size) -> a bytes object holding a copy of the size bytes at ptr
+PyObject* ptr_to_bytes(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "%U() takes 2 arguments (%zd given)", self, nargs);
+    return nullptr;
+  }
+  const void* address = nullptr;  // not `const char*`: that would parse a str
+  size_t size = 0;
+  if (!parse_input(self, 0, args[0], &address) || !parse_input(self, 1, args[1], &size)) return nullptr;
+  if (size > static_cast<size_t>(PY_SSIZE_T_MAX) || (address == nullptr && size != 0)) {
+    // pyACL would hand back uninitialised bytes for address 0; refusing is kinder than garbage.
+    PyErr_Format(PyExc_ValueError, "%U(): cannot read %zu bytes at address %llu", self, size,
+                 static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(address)));
+    return nullptr;
+  }
+  return PyBytes_FromStringAndSize(size != 0 ? static_cast<const char*>(address) : "",
+                                   static_cast<Py_ssize_t>(size));
+}
+
+// A Python list of ints as C int64 dims (pyACL requires a list, not any sequence).
+bool parse_dims(PyObject* self, Py_ssize_t index, PyObject* arg, std::vector<int64_t>* dims) {
+  if (!PyList_Check(arg)) return type_error(self, index, "list", arg);
+  const Py_ssize_t count = PyList_GET_SIZE(arg);
+  dims->resize(static_cast<size_t>(count));
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    if (!parse_input(self, index, PyList_GET_ITEM(arg, i), &(*dims)[static_cast<size_t>(i)])) return false;
+  }
+  return true;
+}
+
+// acl.create_tensor_desc(dtype, dims: list, format) -> tensor_desc (0 on failure)
+PyObject* pyacl_create_tensor_desc(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_Format(PyExc_TypeError, "%U() takes 3 arguments (%zd given)", self, nargs);
+    return nullptr;
+  }
+  aclDataType data_type{};
+  aclFormat format{};
+  std::vector<int64_t> dims;
+  if (!parse_input(self, 0, args[0], &data_type) || !parse_dims(self, 1, args[1], &dims) ||
+      !parse_input(self, 2, args[2], &format))
+    return nullptr;
+  aclTensorDesc* desc = aclCreateTensorDesc(data_type, static_cast<int>(dims.size()), dims.data(), format);
+  return PyLong_FromVoidPtr(desc);
+}
+
+// acl.set_tensor_shape / set_tensor_origin_shape / set_tensor_storage_shape(desc, dims: list) -> ret
+template <aclError (*Set)(aclTensorDesc*, int, const int64_t*)>
+PyObject* pyacl_set_shape(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "%U() takes 2 arguments (%zd given)", self, nargs);
+    return nullptr;
+  }
+  aclTensorDesc* desc = nullptr;
+  std::vector<int64_t> dims;
+  if (!parse_input(self, 0, args[0], &desc) || !parse_dims(self, 1, args[1], &dims)) return nullptr;
+  return PyLong_FromLong(Set(desc, static_cast<int>(dims.size()), dims.data()));
+}
+
 // A thread started by start_thread; reachable by its id until stop_thread joins it. Guarded by the GIL.
+// The thread drops its callable and argument as soon as the callable returns (as pyACL does), so a
+// thread that is never joined does not keep them, and whatever they reference, alive.
 struct PythonThread {
   PyObject* function;
   PyObject* argument;  // null: call function()
@@ -50,24 +116,37 @@ struct PythonThread {
 };
 std::map<uint64_t, PythonThread*> python_threads;
 
+// Prints the pending exception's traceback (as pyACL does) and returns its repr, clearing it.
+std::string take_exception() {
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (value != nullptr && traceback != nullptr) PyException_SetTraceback(value, traceback);
+#if PY_VERSION_HEX >= 0x030C0000
+  if (value != nullptr) PyErr_DisplayException(value);
+#else
+  if (type != nullptr) PyErr_Display(type, value, traceback);
+#endif
+  PyObject* text = value != nullptr ? PyObject_Repr(value) : nullptr;
+  const char* utf8 = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+  std::string error = utf8 != nullptr ? utf8 : "unknown error";
+  PyErr_Clear();
+  Py_XDECREF(text);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  return error;
+}
+
 void* run_python_thread(void* raw) {
   auto* thread = static_cast<PythonThread*>(raw);
   PyGILState_STATE gil = PyGILState_Ensure();
   PyObject* result = thread->argument != nullptr ? PyObject_CallOneArg(thread->function, thread->argument)
                                                  : PyObject_CallNoArgs(thread->function);
-  if (result == nullptr) {
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyObject* text = value != nullptr ? PyObject_Repr(value) : nullptr;
-    const char* utf8 = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
-    thread->error = utf8 != nullptr ? utf8 : "unknown error";
-    if (utf8 == nullptr) PyErr_Clear();
-    Py_XDECREF(text);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(traceback);
-  }
+  if (result == nullptr) thread->error = take_exception();
   Py_XDECREF(result);
+  Py_CLEAR(thread->function);
+  Py_CLEAR(thread->argument);
   PyGILState_Release(gil);
   return nullptr;
 }
@@ -109,8 +188,6 @@ PyObject* stop_thread(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   Py_BEGIN_ALLOW_THREADS pthread_join(static_cast<pthread_t>(key), nullptr);
   Py_END_ALLOW_THREADS
   const std::string error = thread->error;
-  Py_DECREF(thread->function);
-  Py_XDECREF(thread->argument);
   delete thread;
   if (!error.empty()) {
     PyErr_Format(PyExc_RuntimeError, "the thread's function raised %s", error.c_str());
@@ -122,7 +199,12 @@ PyObject* stop_thread(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef pyacl_functions[] = {
     fastcall_def("pyacl_init", &pyacl_init),
     fastcall_def("pyacl_get_recent_err_msg", &pyacl_get_recent_err_msg),
+    fastcall_def("pyacl_create_tensor_desc", &pyacl_create_tensor_desc),
+    fastcall_def("pyacl_set_tensor_shape", &pyacl_set_shape<&aclSetTensorShape>),
+    fastcall_def("pyacl_set_tensor_origin_shape", &pyacl_set_shape<&aclSetTensorOriginShape>),
+    fastcall_def("pyacl_set_tensor_storage_shape", &pyacl_set_shape<&aclSetTensorStorageShape>),
     fastcall_def("bytes_to_ptr", &bytes_to_ptr),
+    fastcall_def("ptr_to_bytes", &ptr_to_bytes),
     fastcall_def("start_thread", &start_thread),
     fastcall_def("stop_thread", &stop_thread),
 };

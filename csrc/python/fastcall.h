@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -53,6 +54,29 @@ inline bool type_error(PyObject* name, Py_ssize_t index, const char* expected, P
   return false;
 }
 
+// An int argument as a Python int: ints as they are, other integer types (numpy.int32, ...) through
+// __index__, as pyACL's "i"/"I" formats accept them; floats, None and str are refused (null).
+class IndexRef {
+ public:
+  explicit IndexRef(PyObject* arg) {
+    if (PyLong_Check(arg)) {
+      object_ = arg;
+    } else if (PyIndex_Check(arg)) {
+      owned_ = PyNumber_Index(arg);
+      if (owned_ == nullptr) PyErr_Clear();  // reported as a TypeError by the caller
+      object_ = owned_;
+    }
+  }
+  ~IndexRef() { Py_XDECREF(owned_); }
+  IndexRef(const IndexRef&) = delete;
+  IndexRef& operator=(const IndexRef&) = delete;
+  PyObject* get() const { return object_; }
+
+ private:
+  PyObject* object_ = nullptr;
+  PyObject* owned_ = nullptr;
+};
+
 template <typename P>
 bool parse_input(PyObject* name, Py_ssize_t index, PyObject* arg, P* out) {
   if constexpr (is_string_param<P>()) {
@@ -60,8 +84,9 @@ bool parse_input(PyObject* name, Py_ssize_t index, PyObject* arg, P* out) {
     *out = PyUnicode_AsUTF8(arg);
     return *out != nullptr;
   } else if constexpr (std::is_pointer_v<P>) {
-    if (!PyLong_Check(arg)) return type_error(name, index, "int (an address or handle)", arg);
-    const unsigned long long value = PyLong_AsUnsignedLongLongMask(arg);
+    IndexRef integer(arg);
+    if (integer.get() == nullptr) return type_error(name, index, "int (an address or handle)", arg);
+    const unsigned long long value = PyLong_AsUnsignedLongLongMask(integer.get());
     if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return false;
     *out = reinterpret_cast<P>(static_cast<uintptr_t>(value));
     return true;
@@ -75,7 +100,9 @@ bool parse_input(PyObject* name, Py_ssize_t index, PyObject* arg, P* out) {
     return true;
   } else {
     static_assert(std::is_integral_v<P> || std::is_enum_v<P>, "parameter type needs a hand-written binding");
-    if (!PyLong_Check(arg)) return type_error(name, index, "int", arg);
+    IndexRef integer(arg);
+    if (integer.get() == nullptr) return type_error(name, index, "int", arg);
+    arg = integer.get();
     using Int = std::conditional_t<std::is_enum_v<P>, std::underlying_type<P>, std::common_type<P>>;
     using I = typename Int::type;
     if constexpr (std::is_unsigned_v<I>) {

@@ -6,6 +6,8 @@ Real pyACL exports no constants; ascendsim's are in `acl.constants` (also `ascen
 the constants modules that samples define themselves.
 """
 
+from __future__ import annotations
+
 from ascendsim import _core
 
 from . import constants, mdl, op, rt, util
@@ -27,8 +29,43 @@ get_data_buffer_size_v2 = _core.aclGetDataBufferSizeV2
 data_type_size = _core.aclDataTypeSize
 float16_to_float = _core.aclFloat16ToFloat
 float_to_float16 = _core.aclFloatToFloat16
+get_cann_attribute = _core.aclGetCannAttribute
+get_device_capability = _core.aclGetDeviceCapability
+
+# tensor descriptions (dims are Python lists)
+create_tensor_desc = _core.pyacl_create_tensor_desc
+destroy_tensor_desc = _core.aclDestroyTensorDesc
+get_tensor_desc_type = _core.aclGetTensorDescType
+get_tensor_desc_format = _core.aclGetTensorDescFormat
+get_tensor_desc_size = _core.aclGetTensorDescSize
+get_tensor_desc_element_count = _core.aclGetTensorDescElementCount
+get_tensor_desc_num_dims = _core.aclGetTensorDescNumDims
+get_tensor_desc_dim = _core.aclGetTensorDescDim
+get_tensor_desc_dim_v2 = _core.aclGetTensorDescDimV2
+get_tensor_desc_name = _core.aclGetTensorDescName
+set_tensor_desc_name = _core.aclSetTensorDescName
+get_tensor_desc_address = _core.aclGetTensorDescAddress
+get_tensor_desc_by_index = _core.aclGetTensorDescByIndex
+trans_tensor_desc_format = _core.aclTransTensorDescFormat
+set_tensor_shape = _core.pyacl_set_tensor_shape
+set_tensor_origin_shape = _core.pyacl_set_tensor_origin_shape
+set_tensor_storage_shape = _core.pyacl_set_tensor_storage_shape
+set_tensor_format = _core.aclSetTensorFormat
+set_tensor_origin_format = _core.aclSetTensorOriginFormat
+set_tensor_storage_format = _core.aclSetTensorStorageFormat
+set_tensor_dynamic_input = _core.aclSetTensorDynamicInput
+set_tensor_const = _core.aclSetTensorConst
+set_tensor_place_ment = _core.aclSetTensorPlaceMent
 
 
-def app_log(level: int, message: str, _log=_core.aclAppLog) -> None:
+# Python wrappers bind what they call as defaults: they keep working from __del__ at interpreter
+# shutdown, when module globals may already be gone.
+def app_log(level: int, message: str, /, *, _log=_core.aclAppLog) -> None:
     """acl.app_log(level, msg): the application log (printed when ASCEND_SLOG_PRINT_TO_STDOUT=1)."""
     _log(level, "python", "python", 0, message)
+
+
+def get_cann_attribute_list(*_ignored: object, _list=_core.aclGetCannAttributeList) -> tuple[list[int], int, int]:
+    """acl.get_cann_attribute_list() -> (attributes, count, ret), pyACL's shape."""
+    attributes, ret = _list()
+    return attributes, len(attributes), ret

@@ -1,5 +1,7 @@
 """acl.rt: devices, contexts, streams, events, callbacks and memory, with pyACL's names."""
 
+from __future__ import annotations
+
 from ascendsim import _core
 
 # devices
@@ -11,14 +13,12 @@ get_device_count = _core.aclrtGetDeviceCount
 get_run_mode = _core.aclrtGetRunMode
 synchronize_device = _core.aclrtSynchronizeDevice
 set_ts_device = _core.aclrtSetTsDevice
-get_soc_name = _core.aclrtGetSocName
-get_device_utilization_rate = _core.aclrtGetDeviceUtilizationRate
 query_device_status = _core.aclrtQueryDeviceStatus
 device_can_access_peer = _core.aclrtDeviceCanAccessPeer
 device_enable_peer_access = _core.aclrtDeviceEnablePeerAccess
 device_disable_peer_access = _core.aclrtDeviceDisablePeerAccess
 set_op_wait_timeout = _core.aclrtSetOpWaitTimeout
-set_op_execute_timeout = _core.aclrtSetOpExecuteTimeOut
+set_op_execute_time_out = _core.aclrtSetOpExecuteTimeOut
 set_device_sat_mode = _core.aclrtSetDeviceSatMode
 get_device_sat_mode = _core.aclrtGetDeviceSatMode
 
@@ -80,8 +80,20 @@ malloc_host = _core.aclrtMallocHost
 free_host = _core.aclrtFreeHost
 memcpy = _core.aclrtMemcpy
 memcpy_async = _core.aclrtMemcpyAsync
-memcpy_2d = _core.aclrtMemcpy2d
-memcpy_2d_async = _core.aclrtMemcpy2dAsync
+memcpy2d = _core.aclrtMemcpy2d
+memcpy2d_async = _core.aclrtMemcpy2dAsync
 memset = _core.aclrtMemset
 memset_async = _core.aclrtMemsetAsync
 get_mem_info = _core.aclrtGetMemInfo
+
+
+def get_device_utilization_rate(device_id: int, /, *, _get=_core.aclrtGetDeviceUtilizationRate) -> tuple[dict, int]:
+    """(utilization dict, ret) with pyACL's snake_case keys (the C face keeps the C field names)."""
+    info, ret = _get(device_id)
+    return {
+        "cube_utilization": info["cubeUtilization"],
+        "vector_utilization": info["vectorUtilization"],
+        "aicpu_utilization": info["aicpuUtilization"],
+        "memory_utilization": info["memoryUtilization"],
+        "utilization_extend": 0,
+    }, ret

@@ -14,40 +14,39 @@ import numpy as np
 from ascendsim import _core
 
 bytes_to_ptr = _core.bytes_to_ptr
+ptr_to_bytes = _core.ptr_to_bytes
 start_thread = _core.start_thread
 stop_thread = _core.stop_thread
 
 
-def ptr_to_bytes(ptr: int, size: int) -> bytes:
-    """A copy of `size` bytes at address `ptr`."""
-    if not isinstance(ptr, int) or not isinstance(size, int):
-        raise TypeError("acl.util.ptr_to_bytes args parse failed")
-    if ptr == 0 or size < 0:
-        raise ValueError(f"acl.util.ptr_to_bytes: invalid address {ptr:#x} or size {size}")
-    return ctypes.string_at(ptr, size)
-
-
-def numpy_to_ptr(array: np.ndarray) -> int:
+# pyACL warns with the base Warning class on each call of its numpy helpers, and raises ValueError
+# (not TypeError) for an argument that is not an ndarray; these follow it.
+def numpy_to_ptr(array: np.ndarray, /) -> int:
     """The address of the array's data, without copying (deprecated in pyACL: use bytes_to_ptr)."""
+    warnings.warn("acl.util.numpy_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr instead.",
+                  Warning, stacklevel=2)
     if not isinstance(array, np.ndarray):
-        raise TypeError("acl.util.numpy_to_ptr args parse failed")
-    warnings.warn("acl.util.numpy_to_ptr will be deprecated, please use acl.util.bytes_to_ptr", stacklevel=2)
+        raise ValueError("acl.util.numpy_to_ptr needs an ndarray as argument")  # noqa: TRY004 (as pyACL)
     if not array.flags.c_contiguous:
-        warnings.warn("acl.util.numpy_to_ptr: the array is not C-contiguous; its data is not laid out in "
-                      "row-major order (use numpy_contiguous_to_ptr)", stacklevel=2)
+        warnings.warn("The input ndarray is discontiguous. Please use acl.util.bytes_to_ptr instead.",
+                      Warning, stacklevel=2)
     return int(array.__array_interface__["data"][0])
 
 
-def numpy_contiguous_to_ptr(array: np.ndarray) -> tuple[int, np.ndarray]:
+def numpy_contiguous_to_ptr(array: np.ndarray, /) -> tuple[int, np.ndarray]:
     """(address, contiguous array): keep the returned array alive while the address is used."""
+    warnings.warn("acl.util.numpy_contiguous_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr "
+                  "instead.", Warning, stacklevel=2)
     if not isinstance(array, np.ndarray):
-        raise TypeError("acl.util.numpy_contiguous_to_ptr args parse failed")
+        raise ValueError("acl.util.numpy_contiguous_to_ptr needs an ndarray as argument")  # noqa: TRY004
     contiguous = np.ascontiguousarray(array)
     return int(contiguous.__array_interface__["data"][0]), contiguous
 
 
-def ptr_to_numpy(ptr: int, shape: tuple[int, ...], npy_type: int) -> np.ndarray:
+def ptr_to_numpy(ptr: int, shape: tuple[int, ...], npy_type: int, /) -> np.ndarray:
     """A writable zero-copy numpy view of the memory at `ptr` (npy_type is a NumPy type number)."""
+    warnings.warn("acl.util.ptr_to_numpy will be deprecated. Please use acl.util.ptr_to_bytes instead.",
+                  Warning, stacklevel=2)
     if not isinstance(ptr, int) or not isinstance(shape, tuple) or not isinstance(npy_type, int):
         raise TypeError("acl.util.ptr_to_numpy args parse failed")
     if not all(isinstance(dim, int) and dim >= 0 for dim in shape):

@@ -7,6 +7,7 @@ releases everything, printing what happened.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -91,8 +92,10 @@ def run(device_id: int = 0, megabytes: int = 64) -> bool:
     size = megabytes << 20
     host_ptr = take(acl.rt.malloc_host(size), "acl.rt.malloc_host")
     result_ptr = take(acl.rt.malloc_host(size), "acl.rt.malloc_host")
-    host = acl.util.ptr_to_numpy(host_ptr, (size // 4,), np.dtype(np.float32).num)
-    result = acl.util.ptr_to_numpy(result_ptr, (size // 4,), np.dtype(np.float32).num)
+    with warnings.catch_warnings():  # pyACL marks ptr_to_numpy as deprecated; it is still the zero-copy view
+        warnings.simplefilter("ignore")
+        host = acl.util.ptr_to_numpy(host_ptr, (size // 4,), np.dtype(np.float32).num)
+        result = acl.util.ptr_to_numpy(result_ptr, (size // 4,), np.dtype(np.float32).num)
     host[:] = np.random.default_rng(0).random(host.size, dtype=np.float32)
 
     calls: list[str] = []
