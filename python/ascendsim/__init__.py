@@ -10,7 +10,16 @@ from pathlib import Path
 
 from . import _core
 
-__all__ = ["empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+
+
+def __getattr__(name: str) -> object:
+    # `ascendsim.compile` loads the compiler (and onnx) on first use, so that `import acl` stays light.
+    if name == "compile":
+        from .compiler.build import compile as compile_model
+
+        return compile_model
+    raise AttributeError(f"module 'ascendsim' has no attribute {name!r}")
 
 
 def toolkit_root() -> Path:

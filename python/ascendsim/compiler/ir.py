@@ -202,26 +202,31 @@ class Graph:
         self.nodes.remove(node)
 
     def topological_sort(self) -> None:
-        """Reorders nodes so that every node comes after the producers of its inputs (stable)."""
+        """Reorders nodes so that every node comes after the producers of its inputs (stable; iterative,
+        so a chain of any depth sorts without recursion)."""
         placed: set[int] = set()
         order: list[Node] = []
-        visiting: set[int] = set()
-
-        def visit(node: Node) -> None:
-            if id(node) in placed:
-                return
-            if id(node) in visiting:
-                raise ValueError(f"the graph has a cycle through {node}")
-            visiting.add(id(node))
-            for value in node.inputs:
-                if value is not None and value.producer is not None:
-                    visit(value.producer)
-            visiting.discard(id(node))
-            placed.add(id(node))
-            order.append(node)
-
-        for node in self.nodes:
-            visit(node)
+        for root in self.nodes:
+            stack: list[tuple[Node, bool]] = [(root, False)]
+            on_path: set[int] = set()
+            while stack:
+                node, expanded = stack.pop()
+                if id(node) in placed:
+                    continue
+                if expanded:
+                    on_path.discard(id(node))
+                    placed.add(id(node))
+                    order.append(node)
+                    continue
+                if id(node) in on_path:
+                    raise ValueError(f"the graph has a cycle through {node}")
+                on_path.add(id(node))
+                stack.append((node, True))
+                for value in reversed(node.inputs):
+                    if value is not None and value.producer is not None and id(value.producer) not in placed:
+                        if id(value.producer) in on_path:
+                            raise ValueError(f"the graph has a cycle through {value.producer}")
+                        stack.append((value.producer, False))
         self.nodes = order
 
     # ---- queries --------------------------------------------------------------------------------------

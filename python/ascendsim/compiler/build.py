@@ -1,0 +1,235 @@
+"""`ascendsim.compile(...)`: ONNX -> .om, GE's build pipeline with every stage timed.
+
+Per plan (one for a static model, one per gear for --dynamic_batch_size / _image_size / _dims):
+import (onnx_import, shapes from --input_shape, which also runs shape inference) -> --out_nodes ->
+--input_format -> passes (PassManager, GE's stages) -> --input_fp16_nodes / --output_type -> precision marks ->
+output fix-up (an output that is a graph input, a constant or a repeated value gets an Identity so that every
+output has its own producer) -> stream assignment -> static memory plan -> weight layout over all plans ->
+OM writer. `progress(stage)` is called as each stage starts (atc's progress display).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .build_options import check_input_format, gear_shapes, parse_gears, parse_input_shape, parse_out_nodes
+from .errors import CompileError
+from .ir import Graph, Value
+from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
+from .om_writer import OmModel, OmPlan, write_om
+from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
+from .streams import StreamPlan, assign_streams
+
+DEFAULT_SOC = "Ascend910B"
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CompileResult:
+    output: Path | None
+    plans: list[OmPlan]
+    weights: WeightPlan
+    seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds (summed over gears)
+    pass_reports: list[Any] = field(default_factory=list)
+    nodes_before: int = 0
+    file_size: int = 0
+    precision_mode: str = ""
+
+    @property
+    def graph(self) -> Graph:
+        return self.plans[0].graph
+
+    @property
+    def memory(self) -> MemoryPlan:
+        return self.plans[0].memory
+
+    @property
+    def streams(self) -> StreamPlan:
+        return self.plans[0].streams
+
+    def summary(self) -> str:
+        lines = []
+        if self.pass_reports:
+            lines.append(self.pass_reports[0].format())
+        for i, plan in enumerate(self.plans):
+            gear = f" gear {','.join(map(str, plan.gear))}" if plan.gear else ""
+            s = plan.streams
+            lines.append(f"[Build] plan {i}{gear}: {len(plan.graph.nodes)} nodes, {s.stream_count} streams, "
+                         f"{len(s.events)} events ({s.event_count} event ids; {s.cross_stream_edges} cross-stream "
+                         f"edges, redundant removed: {s.removed})")
+            lines.append(f"[Build] plan {i}{gear}: {plan.memory.report()}")
+        lines.append(f"[Build] weights {self.weights.size} bytes in {len(self.weights.order)} constants; "
+                     f"precision_mode {self.precision_mode}")
+        lines.append("[Build] time: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.seconds.items())
+                     + f"; total {sum(self.seconds.values()) * 1e3:.1f} ms")
+        if self.output is not None:
+            lines.append(f"[Build] wrote {self.output} ({self.file_size} bytes)")
+        return "\n".join(lines)
+
+
+def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_version: str = DEFAULT_SOC,
+            input_shape: str | Mapping[str, Sequence[int]] | None = None, input_format: str | None = None,
+            out_nodes: str | None = None, precision_mode: str | None = None,
+            input_fp16_nodes: str | Sequence[str] | None = None, output_type: str | None = None,
+            dynamic_batch_size: str | None = None, dynamic_image_size: str | None = None,
+            dynamic_dims: str | None = None, insert_op_conf: str | None = None, max_streams: int = 8,
+            single_stream: bool = False, disable_reuse_memory: bool = False, disabled_passes: Iterable[str] = (),
+            dump_graph: str | None = None, progress: Progress | None = None) -> CompileResult:
+    """Compiles an ONNX model (path, bytes or ModelProto) for `soc_version`; writes `output` (".om" appended
+    when missing, as atc does) unless it is None. Raises CompileError for anything the model or options get
+    wrong."""
+    if not soc_version:
+        raise CompileError("soc_version must be given (e.g. Ascend910B)")
+    if insert_op_conf:
+        raise CompileError("--insert_op_conf (AIPP) is not supported yet by ascendsim")
+    shapes = parse_input_shape(input_shape) if isinstance(input_shape, (str, type(None))) \
+        else {k: list(v) for k, v in input_shape.items()}
+    kind, gears = parse_gears(dynamic_batch_size, dynamic_image_size, dynamic_dims, shapes)
+    fmt = check_input_format(input_format)
+    precision = parse_precision_mode(precision_mode)
+    fp16_inputs = input_fp16_nodes.split(";") if isinstance(input_fp16_nodes, str) else list(input_fp16_nodes or [])
+    result = CompileResult(None, [], WeightPlan(0, {}, []), precision_mode=precision_mode or "force_fp16")
+    clock = _Clock(result.seconds, progress)
+    for gear in gears or [()]:
+        gear_shape = gear_shapes(shapes, kind, gear) if gear else shapes
+        with clock("import"):
+            graph = _import(model, gear_shape)
+        result.nodes_before = len(graph.nodes)
+        _select_outputs(graph, parse_out_nodes(out_nodes))
+        if fmt:
+            for value in graph.inputs:
+                value.format = fmt
+        with clock("passes"):
+            report = _run_passes(graph, disabled_passes, dump_graph)
+        if report is not None:
+            result.pass_reports.append(report)
+        with clock("precision"):
+            apply_input_fp16(graph, [n for n in fp16_inputs if n])
+            apply_output_type(graph, output_type or "")
+            flags = apply_precision(graph, precision)
+            _fix_outputs(graph)
+            _check_static(graph)
+        with clock("streams"):
+            streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream)
+        with clock("memory"):
+            memory = plan_memory(graph, streams, reuse=not disable_reuse_memory)
+        result.plans.append(OmPlan(graph, streams, memory, flags, gear))
+    with clock("weights"):
+        result.weights = _shared_weights(result.plans)
+    if output is not None:
+        path = Path(os.fspath(output))
+        path = path if path.suffix == ".om" else path.with_name(path.name + ".om")
+        name = Path(model).stem if isinstance(model, (str, os.PathLike)) else result.graph.name
+        om = OmModel(name or "model", soc_version, result.plans, result.weights, precision, kind,
+                     [n for n, d in shapes.items() if -1 in d])
+        with clock("om"):
+            try:
+                result.file_size = write_om(path, om)
+            except (OSError, ValueError, TypeError) as error:
+                raise CompileError(f"cannot write {path}: {error}") from error
+        result.output = path
+    return result
+
+
+class _Clock:
+    def __init__(self, seconds: dict[str, float], progress: Progress | None) -> None:
+        self.seconds, self.progress, self.stage = seconds, progress, ""
+
+    def __call__(self, stage: str) -> _Clock:
+        self.stage = stage
+        return self
+
+    def __enter__(self) -> None:
+        if self.progress is not None:
+            self.progress(self.stage)
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self.stage] = self.seconds.get(self.stage, 0.0) + time.perf_counter() - self.start
+
+
+def _import(model: Any, shapes: dict[str, list[int]]) -> Graph:
+    from .onnx_import import import_onnx
+
+    graph = import_onnx(model, input_shapes=shapes)
+    names = {v.name for v in graph.inputs}
+    unknown = sorted(set(shapes) - names)
+    if unknown:
+        raise CompileError(f"--input_shape names {', '.join(unknown)}, which {'is' if len(unknown) == 1 else 'are'} "
+                           f"not model input(s); inputs: {', '.join(sorted(names))}")
+    return graph
+
+
+def _run_passes(graph: Graph, disabled: Iterable[str], dump: str | None) -> Any:
+    try:
+        from . import passes
+        from .passes.manager import PassManager
+    except ImportError:  # the passes package is not there yet
+        return None
+    for module in pkgutil.iter_modules(passes.__path__):
+        importlib.import_module(f"{passes.__name__}.{module.name}")
+    try:
+        manager = PassManager(disabled=disabled, dump=dump)
+    except ValueError as error:
+        raise CompileError(str(error)) from None
+    return manager.run(graph)
+
+
+def _select_outputs(graph: Graph, wanted: list[tuple[str, int]]) -> None:
+    if not wanted:
+        return
+    by_name = {n.name: n for n in graph.nodes}
+    outputs = []
+    for name, index in wanted:
+        node = by_name.get(name)
+        if node is None or index >= len(node.outputs):
+            raise CompileError(f"--out_nodes: {name}:{index} is not an output of a node of the model")
+        outputs.append(node.outputs[index])
+    graph.outputs = outputs
+
+
+def _fix_outputs(graph: Graph) -> None:
+    seen: set[int] = set()
+    for i, value in enumerate(graph.outputs):
+        if value.producer is None or id(value) in seen:
+            copy = graph.add_node("Identity", [value], 1, name=graph.unique_name(f"{value.name}_output_copy"))
+            copy.outputs[0].dtype, copy.outputs[0].shape = value.dtype, value.shape
+            graph.outputs[i] = copy.outputs[0]
+        seen.add(id(graph.outputs[i]))
+
+
+def _check_static(graph: Graph) -> None:
+    values: list[Value] = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
+    for value in values:
+        if not value.is_static or value.dtype is None:
+            raise CompileError(f"tensor {value.name!r} has shape {value.shape} and type {value.dtype}: a static shape is "
+                               "needed; give the input shapes with --input_shape (or dynamic gears)")
+
+
+def _shared_weights(plans: list[OmPlan]) -> WeightPlan:
+    """One weight region for all plans: constants are shared by name; a same-named constant whose data differs
+    between gears (e.g. a folded shape) is renamed for that plan."""
+    chosen: dict[str, Value] = {}
+    for i, plan in enumerate(plans):
+        for value in plan_weights(plan.graph).order:
+            first = chosen.setdefault(value.name, value)
+            if first is not value and not (first.dtype == value.dtype and first.shape == value.shape
+                                           and np.array_equal(first.data, value.data)):  # type: ignore[arg-type]
+                value.name = f"{value.name}__plan{i}"
+                chosen[value.name] = value
+    merged = Graph("weights")
+    for value in chosen.values():
+        merged.outputs.append(value)
+    return plan_weights(merged)
+
+
+__all__ = ["DEFAULT_SOC", "CompileResult", "compile"]

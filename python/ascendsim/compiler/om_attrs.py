@@ -1,0 +1,143 @@
+"""Strings and attributes of MODEL_DEF: a deduplicating string table and the attribute blob.
+
+The string table is the concatenation of NUL-terminated UTF-8 strings; a string's id is its byte offset, and
+id 0 is the empty string. The attribute blob holds, per node, an array of fixed 24-byte ATTR records (name,
+type, count, aux, value); scalars sit in `value`, everything else (lists, tensors, nested dicts such as the
+steps of a FusedElementwise `program`) sits elsewhere in the blob, 8-aligned, and `value` is its offset.
+Nested dicts are arrays of ATTR records again, so a reader decodes everything with one recursive function.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from .ir import DType
+from .om_format import ATTR, AttrType, pad_to
+
+
+class StringTable:
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {"": 0}
+        self._data = bytearray(b"\0")
+
+    def add(self, text: str) -> int:
+        if text not in self._ids:
+            self._ids[text] = len(self._data)
+            self._data += text.encode("utf-8") + b"\0"
+        return self._ids[text]
+
+    def data(self) -> bytes:
+        return bytes(self._data)
+
+
+class AttrBlob:
+    def __init__(self, strings: StringTable) -> None:
+        self.strings = strings
+        self.data = bytearray()
+
+    def _append(self, payload: bytes) -> int:
+        self.data += b"\0" * pad_to(len(self.data), 8)
+        offset = len(self.data)
+        self.data += payload
+        return offset
+
+    def add_attrs(self, attrs: dict[str, Any], where: str) -> tuple[int, int]:
+        """Appends the ATTR records of `attrs` (None values are skipped); returns (offset, count)."""
+        records = [self._record(name, value, f"{where} attribute {name!r}")
+                   for name, value in sorted(attrs.items()) if value is not None]
+        return self._append(b"".join(records)), len(records)
+
+    def _record(self, name: str, value: Any, where: str) -> bytes:
+        kind, count, aux, payload = self._encode(value, where)
+        return ATTR.pack(self.strings.add(name), kind, count, aux, payload)
+
+    def _encode(self, value: Any, where: str) -> tuple[int, int, int, int]:  # noqa: PLR0911
+        if isinstance(value, (bool, np.bool_, int, np.integer)):
+            return AttrType.INT, 1, 0, int(value) & 0xFFFFFFFFFFFFFFFF
+        if isinstance(value, (float, np.floating)):
+            return AttrType.FLOAT, 1, 0, struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        if isinstance(value, str):
+            return AttrType.STRING, 1, 0, self.strings.add(value)
+        if isinstance(value, bytes):
+            return AttrType.STRING, 1, 0, self.strings.add(value.decode("utf-8", "replace"))
+        if isinstance(value, np.ndarray):
+            return self._tensor(value, where)
+        if isinstance(value, dict):
+            kind, count, _aux, offset = self._dicts([value], where)
+            return kind, count, 1, offset  # aux 1: a single dict, not a list of one
+        if isinstance(value, (list, tuple)):
+            return self._list(list(value), where)
+        raise TypeError(f"{where}: values of type {type(value).__name__} cannot be stored in a .om file")
+
+    def _list(self, items: list[Any], where: str) -> tuple[int, int, int, int]:
+        if all(isinstance(v, (bool, np.bool_, int, np.integer)) for v in items):
+            return AttrType.INTS, len(items), 0, self._append(np.asarray(items, dtype="<i8").tobytes())
+        if all(isinstance(v, (bool, int, float, np.integer, np.floating)) for v in items):
+            return AttrType.FLOATS, len(items), 0, self._append(np.asarray(items, dtype="<f8").tobytes())
+        if all(isinstance(v, str) for v in items):
+            ids = [self.strings.add(v) for v in items]
+            return AttrType.STRINGS, len(items), 0, self._append(np.asarray(ids, dtype="<u4").tobytes())
+        if all(isinstance(v, dict) for v in items):
+            return self._dicts(items, where)
+        raise TypeError(f"{where}: a list mixing {sorted({type(v).__name__ for v in items})} cannot be stored")
+
+    def _tensor(self, array: np.ndarray, where: str) -> tuple[int, int, int, int]:
+        try:
+            dtype = DType.of_numpy(array.dtype)
+        except ValueError as error:
+            raise TypeError(f"{where}: {error}") from None
+        header = struct.pack("<II", int(dtype), array.ndim) + np.asarray(array.shape, dtype="<i8").tobytes()
+        data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+        return AttrType.TENSOR, int(array.size), 0, self._append(header + data)
+
+    def _dicts(self, items: list[dict[str, Any]], where: str) -> tuple[int, int, int, int]:
+        entries = [self.add_attrs(item, where) for item in items]
+        table = b"".join(struct.pack("<I4xQ", count, offset) for offset, count in entries)
+        return AttrType.DICTS, len(items), 0, self._append(table)
+
+
+def decode_attrs(blob: bytes, strings: bytes, offset: int, count: int) -> dict[str, Any]:
+    """The inverse of AttrBlob.add_attrs (used by om_reader)."""
+    result: dict[str, Any] = {}
+    for i in range(count):
+        name, kind, n, aux, value = ATTR.unpack_from(blob, offset + i * ATTR.size)
+        decoded = _decode(blob, strings, AttrType(kind), n, value)
+        result[string_at(strings, name)] = decoded[0] if kind == AttrType.DICTS and aux == 1 else decoded
+    return result
+
+
+def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int) -> Any:  # noqa: PLR0911
+    if kind == AttrType.INT:
+        return value - (1 << 64) if value >= 1 << 63 else value
+    if kind == AttrType.FLOAT:
+        return struct.unpack("<d", struct.pack("<Q", value))[0]
+    if kind == AttrType.STRING:
+        return string_at(strings, value)
+    if kind == AttrType.INTS:
+        return np.frombuffer(blob, "<i8", n, value).tolist()
+    if kind == AttrType.FLOATS:
+        return np.frombuffer(blob, "<f8", n, value).tolist()
+    if kind == AttrType.STRINGS:
+        return [string_at(strings, i) for i in np.frombuffer(blob, "<u4", n, value).tolist()]
+    if kind == AttrType.TENSOR:
+        dtype, rank = struct.unpack_from("<II", blob, value)
+        shape = tuple(np.frombuffer(blob, "<i8", rank, value + 8).tolist())
+        np_dtype = DType(dtype).numpy.newbyteorder("<")
+        return np.frombuffer(blob, np_dtype, n, value + 8 + 8 * rank).reshape(shape).copy()
+    if kind == AttrType.DICTS:
+        items = []
+        for i in range(n):
+            count, offset = struct.unpack_from("<I4xQ", blob, value + 16 * i)
+            items.append(decode_attrs(blob, strings, offset, count))
+        return items
+    raise ValueError(f"unknown attribute type {kind}")
+
+
+def string_at(strings: bytes, offset: int) -> str:
+    if not 0 <= offset < len(strings):
+        raise ValueError(f"string id {offset} outside the string table ({len(strings)} bytes)")
+    end = strings.index(b"\0", offset)
+    return strings[offset:end].decode("utf-8")

@@ -1,0 +1,317 @@
+"""Writes a compiled model as a `.om` file (layout in om_format.py, contract in docs/om-format.md).
+
+The small partitions (MODEL_DEF, TASK_INFO, MODEL_INOUT_INFO) are built in memory; the weights are streamed
+array by array straight from the graph's constants into the file, so 100 MB of weights are never copied
+into one buffer. The SHA-256 of the payload is computed while writing and stored in the header, which is
+written last. The file is written under a temporary name in the target directory and renamed when complete,
+so a failure never leaves a partial `.om` behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import struct
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from . import om_format as F
+from .ir import DType, Graph, Value
+from .memory import MemoryPlan, WeightPlan
+from .om_attrs import AttrBlob, StringTable
+from .streams import StreamPlan
+
+
+@dataclass
+class OmPlan:
+    """One executable plan: the whole model for static shapes, or one gear of a dynamic model."""
+
+    graph: Graph
+    streams: StreamPlan
+    memory: MemoryPlan
+    node_flags: dict[str, int] = field(default_factory=dict)
+    gear: tuple[int, ...] = ()
+
+
+@dataclass
+class OmModel:
+    name: str
+    soc_version: str
+    plans: list[OmPlan]
+    weights: WeightPlan  # over the constants of every plan (shared by name)
+    precision: F.Precision = F.Precision.FORCE_FP16
+    dynamic_type: F.DynamicType = F.DynamicType.FIXED
+    dynamic_inputs: list[str] = field(default_factory=list)  # inputs whose dims vary (designate order)
+
+
+def write_om(path: str | os.PathLike[str], model: OmModel) -> int:
+    """Writes `model` to `path` atomically; returns the file size in bytes."""
+    target = Path(path)
+    parts = {
+        F.Partition.MODEL_DEF: _model_def(model),
+        F.Partition.TASK_INFO: _task_info(model),
+        F.Partition.MODEL_INOUT_INFO: _inout_info(model),
+    }
+    table_size = F.TABLE_HEAD.size + F.TABLE_ENTRY.size * len(F.PARTITION_ORDER)
+    weights_start = F.MODEL_FILE_HEAD_LEN + table_size + len(parts[F.Partition.MODEL_DEF])
+    parts[F.Partition.MODEL_DEF] += b"\0" * F.pad_to(weights_start, F.PARTITION_ALIGN)
+    sizes = {p: len(parts[p]) if p in parts else model.weights.size for p in F.PARTITION_ORDER}
+    table = F.TABLE_HEAD.pack(len(F.PARTITION_ORDER))
+    offset = 0
+    for p in F.PARTITION_ORDER:
+        table += F.TABLE_ENTRY.pack(p, offset, sizes[p])
+        offset += sizes[p]
+    payload_length = table_size + offset
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            digest = hashlib.sha256()
+            out.write(b"\0" * F.MODEL_FILE_HEAD_LEN)
+            for chunk in (table, parts[F.Partition.MODEL_DEF]):
+                _emit(out, digest, chunk)
+            _write_weights(out, digest, model.weights)
+            for p in (F.Partition.TASK_INFO, F.Partition.MODEL_INOUT_INFO):
+                _emit(out, digest, parts[p])
+            out.seek(0)
+            out.write(_header(model, payload_length, digest.digest()))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return F.MODEL_FILE_HEAD_LEN + payload_length
+
+
+def _emit(out: BinaryIO, digest: hashlib._Hash, data: bytes | memoryview) -> None:
+    out.write(data)
+    digest.update(data)
+
+
+def _write_weights(out: BinaryIO, digest: hashlib._Hash, weights: WeightPlan) -> None:
+    written = 0
+    for value in weights.order:
+        offset = weights.offsets[value.name]
+        if offset > written:
+            _emit(out, digest, b"\0" * (offset - written))
+        array = np.ascontiguousarray(value.data)
+        if array.dtype.byteorder == ">":
+            array = array.astype(array.dtype.newbyteorder("<"))
+        raw = memoryview(array).cast("B") if array.size else memoryview(b"")
+        _emit(out, digest, raw)
+        written = offset + raw.nbytes
+    if weights.size > written:
+        _emit(out, digest, b"\0" * (weights.size - written))
+
+
+def _header(model: OmModel, payload_length: int, checksum: bytes) -> bytes:
+    return F.HEADER.pack(
+        F.MODEL_FILE_MAGIC, F.MODEL_FILE_HEAD_LEN, F.MODEL_VERSION, checksum.ljust(64, b"\0"),
+        payload_length if payload_length < 1 << 32 else 0, 0, 0, F.MODEL_TYPE_STANDARD, 0,
+        _fixed(model.name, 32), 0, _fixed("ascendsim", 32), 0, 1, _fixed(model.soc_version, 20), 0, b"",
+        payload_length, 0, 0, b"")
+
+
+def _fixed(text: str, size: int) -> bytes:
+    """NUL-padded, truncated so that a terminating NUL always remains."""
+    return text.encode("utf-8")[: size - 1].ljust(size, b"\0")
+
+
+# ---- MODEL_DEF -------------------------------------------------------------------------------------------
+
+
+class _Section:
+    """A growing byte buffer whose appends are 8-aligned."""
+
+    def __init__(self, start: bytes) -> None:
+        self.data = bytearray(start)
+
+    def add(self, payload: bytes) -> int:
+        self.data += b"\0" * F.pad_to(len(self.data), 8)
+        offset = len(self.data)
+        self.data += payload
+        return offset
+
+
+def _model_def(model: OmModel) -> bytes:
+    strings = StringTable()
+    name_id, soc_id = strings.add(model.name), strings.add(model.soc_version)
+    blob = AttrBlob(strings)
+    head_size = F.MODEL_DEF_HEADER.size + F.PLAN.size * len(model.plans)
+    section = _Section(b"\0" * head_size)
+    plan_records = [_plan(plan, model, section, strings, blob) for plan in model.plans]
+    attr_offset = section.add(bytes(blob.data))
+    string_offset = section.add(strings.data())
+    inputs, outputs = _io_names(model)
+    dynamic_index = inputs.index(F.DYNAMIC_INPUT_NAME) if F.DYNAMIC_INPUT_NAME in inputs else F.NO_TENSOR
+    header = F.MODEL_DEF_HEADER.pack(
+        F.MODEL_DEF_MAGIC, F.FORMAT_MAJOR, F.FORMAT_MINOR, F.MODEL_DEF_HEADER.size,
+        F.FLAG_DYNAMIC_GEARS if model.dynamic_type != F.DynamicType.FIXED else 0, len(model.plans),
+        F.MODEL_DEF_HEADER.size, string_offset, len(strings.data()), attr_offset, len(blob.data),
+        model.weights.size, name_id, soc_id, len(inputs), len(outputs),
+        int(model.dynamic_type), len(model.plans[0].gear), int(model.precision), dynamic_index)
+    data = section.data
+    data[: len(header)] = header
+    for i, record in enumerate(plan_records):
+        start = F.MODEL_DEF_HEADER.size + i * F.PLAN.size
+        data[start:start + F.PLAN.size] = record
+    return bytes(data)
+
+
+def _io_names(model: OmModel) -> tuple[list[str], list[str]]:
+    graph = model.plans[0].graph
+    inputs = [v.name for v in graph.inputs]
+    if model.dynamic_type != F.DynamicType.FIXED:
+        inputs.append(F.DYNAMIC_INPUT_NAME)
+    return inputs, [v.name for v in graph.outputs]
+
+
+def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable, blob: AttrBlob) -> bytes:
+    graph = plan.graph
+    ids: dict[int, int] = {}
+    tensors: list[bytes] = []
+
+    def tensor_id(value: Value) -> int:
+        if id(value) not in ids:
+            ids[id(value)] = len(tensors)
+            tensors.append(_tensor(value, graph, plan.memory, model.weights, strings))
+        return ids[id(value)]
+
+    for value in graph.inputs + graph.outputs:
+        tensor_id(value)
+    nodes = []
+    for node in graph.nodes:
+        io = [tensor_id(v) if v is not None else F.NO_TENSOR for v in node.inputs]
+        io += [tensor_id(v) for v in node.outputs]
+        io_offset = section.add(np.asarray(io, dtype="<u4").tobytes())
+        attr_offset, attr_count = blob.add_attrs(node.attrs, f"node {node.name!r} ({node.op_type})")
+        flags = plan.node_flags.get(node.name, 0)
+        if node.outputs and node.outputs[0].name in plan.memory.aliases:
+            flags |= F.NodeFlag.VIEW
+        nodes.append(F.NODE.pack(strings.add(node.name), strings.add(node.op_type), strings.add(node.domain),
+                                 node.stream, len(node.inputs), len(node.outputs), io_offset, attr_offset,
+                                 attr_count, int(flags), 0, 0))
+    tensor_offset = section.add(b"".join(tensors))
+    node_offset = section.add(b"".join(nodes))
+    input_ids = [ids[id(v)] for v in graph.inputs]
+    if model.dynamic_type != F.DynamicType.FIXED:
+        input_ids.append(F.NO_TENSOR)
+    in_offset = section.add(np.asarray(input_ids, dtype="<u4").tobytes())
+    out_offset = section.add(np.asarray([ids[id(v)] for v in graph.outputs], dtype="<u4").tobytes())
+    gear_offset = section.add(np.asarray(plan.gear, dtype="<i8").tobytes()) if plan.gear else 0
+    return F.PLAN.pack(plan.memory.arena_size, len(tensors), tensor_offset, len(nodes), node_offset,
+                       plan.streams.stream_count, plan.streams.event_count, in_offset, out_offset, gear_offset)
+
+
+def _tensor(value: Value, graph: Graph, memory: MemoryPlan, weights: WeightPlan, strings: StringTable) -> bytes:
+    if not value.is_static or value.dtype is None:
+        raise ValueError(f"tensor {value.name!r} has no static shape and dtype ({value.shape}, {value.dtype})")
+    shape = [int(d) for d in value.shape]  # type: ignore[union-attr, arg-type]
+    if len(shape) > F.MAX_RANK:
+        raise ValueError(f"tensor {value.name!r} has rank {len(shape)}; a .om tensor has at most {F.MAX_RANK}")
+    io_index = F.NO_TENSOR
+    if value in graph.outputs:
+        kind, offset, io_index = F.TensorKind.OUTPUT, 0, graph.outputs.index(value)
+    elif value in graph.inputs:
+        kind, offset, io_index = F.TensorKind.INPUT, 0, graph.inputs.index(value)
+    elif value.is_constant:
+        kind, offset = F.TensorKind.WEIGHT, weights.offsets[value.name]
+    else:
+        kind, offset = F.TensorKind.FEATURE_MAP, memory.offsets[value.name]
+    dims = shape + [0] * (F.MAX_RANK - len(shape))
+    return F.TENSOR.pack(strings.add(value.name), int(value.dtype), F.format_id(value.format), kind, len(shape),
+                         io_index, offset, value.nbytes, *dims)
+
+
+# ---- TASK_INFO -------------------------------------------------------------------------------------------
+
+
+def _task_info(model: OmModel) -> bytes:
+    section = _Section(b"\0" * (F.TASK_HEADER.size + F.TASK_DIR.size * len(model.plans)))
+    directory = []
+    for plan in model.plans:
+        waits: dict[int, list[bytes]] = {}
+        records: dict[int, list[bytes]] = {}
+        for e in plan.streams.events:
+            waits.setdefault(e.wait_node, []).append(
+                F.TASK.pack(F.TaskType.EVENT_WAIT, e.wait_stream, e.event_id, e.wait_node))
+            records.setdefault(e.record_node, []).append(
+                F.TASK.pack(F.TaskType.EVENT_RECORD, e.record_stream, e.event_id, e.record_node))
+        tasks = []
+        for i, node in enumerate(plan.graph.nodes):
+            tasks += waits.get(i, [])
+            tasks.append(F.TASK.pack(F.TaskType.KERNEL, node.stream, i, i))
+            tasks += records.get(i, [])
+        directory.append(F.TASK_DIR.pack(len(tasks), section.add(b"".join(tasks))))
+    head = F.TASK_HEADER.pack(F.TASK_INFO_MAGIC, F.FORMAT_MAJOR, F.FORMAT_MINOR, F.TASK_HEADER.size,
+                              len(model.plans)) + b"".join(directory)
+    section.data[: len(head)] = head
+    return bytes(section.data)
+
+
+# ---- MODEL_INOUT_INFO ------------------------------------------------------------------------------------
+
+
+def _inout_info(model: OmModel) -> bytes:
+    graphs = [p.graph for p in model.plans]
+    inputs = [_io_desc([g.inputs[i] for g in graphs]) for i in range(len(graphs[0].inputs))]
+    if model.dynamic_type != F.DynamicType.FIXED:
+        count = len(model.plans[0].gear)
+        inputs.append(_desc(F.DYNAMIC_INPUT_NAME, 8 * count, F.FORMATS["ND"], DType.INT64, dims=[count], dims_v2=[count], ranges=[]))
+    outputs = [_io_desc([g.outputs[i] for g in graphs]) for i in range(len(graphs[0].outputs))]
+    blocks = [_tlv(F.ModelDescType.MODEL_INPUT_DESC, struct.pack("<I", len(inputs)) + b"".join(inputs)),
+              _tlv(F.ModelDescType.MODEL_OUTPUT_DESC, struct.pack("<I", len(outputs)) + b"".join(outputs))]
+    gears = [p.gear for p in model.plans]
+    if model.dynamic_type == F.DynamicType.DYNAMIC_BATCH:
+        blocks.append(_tlv(F.ModelDescType.MODEL_DYNAMIC_BATCH, _vec_int([g[0] for g in gears])))
+    elif model.dynamic_type == F.DynamicType.DYNAMIC_IMAGE:
+        blocks.append(_tlv(F.ModelDescType.MODEL_DYNAMIC_HW, _vec_int_int(gears)))
+    elif model.dynamic_type == F.DynamicType.DYNAMIC_DIMS:
+        blocks.append(_tlv(F.ModelDescType.MODEL_DYNAMIC_DIMS, _vec_int_int(gears)))
+        blocks.append(_tlv(F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER, _vec_str(model.dynamic_inputs)))
+    return b"".join(blocks)
+
+
+def _io_desc(per_plan: list[Value]) -> bytes:
+    """One input/output over every plan: dims that differ between gears are reported as -1, the size and
+    dimsV2 are those of the largest gear, the shape range is (min, max) per dim."""
+    shapes = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
+    largest = max(range(len(per_plan)), key=lambda i: per_plan[i].nbytes)
+    dims = [d if all(s[k] == d for s in shapes) else -1 for k, d in enumerate(shapes[0])]
+    ranges = [(min(s[k] for s in shapes), max(s[k] for s in shapes)) for k in range(len(dims))] \
+        if len(per_plan) > 1 else []
+    value = per_plan[largest]
+    return _desc(value.name, value.nbytes, F.format_id(value.format), value.dtype,
+                 dims=dims, dims_v2=shapes[largest], ranges=ranges)  # type: ignore[arg-type]
+
+
+def _desc(name: str, size: int, fmt: int, dtype: DType, *, dims: list[int], dims_v2: list[int],
+          ranges: list[tuple[int, int]]) -> bytes:
+    raw = name.encode("utf-8")
+    return (F.TENSOR_DESC_BASE.pack(size, fmt, int(dtype), len(raw), 8 * len(dims), 8 * len(dims_v2),
+                                    16 * len(ranges))
+            + raw + np.asarray(dims, "<i8").tobytes() + np.asarray(dims_v2, "<i8").tobytes()
+            + np.asarray(ranges, "<i8").reshape(-1).tobytes())
+
+
+def _tlv(kind: F.ModelDescType, value: bytes) -> bytes:
+    return F.TLV.pack(kind, len(value)) + value
+
+
+def _vec_int(values: list[int]) -> bytes:
+    return struct.pack("<I", len(values)) + np.asarray(values, "<i8").tobytes()
+
+
+def _vec_int_int(rows: list[tuple[int, ...]]) -> bytes:
+    return (struct.pack("<I", len(rows)) + np.asarray([len(r) for r in rows], "<u4").tobytes()
+            + b"".join(np.asarray(r, "<i8").tobytes() for r in rows))
+
+
+def _vec_str(items: list[str]) -> bytes:
+    raw = [s.encode("utf-8") for s in items]
+    return struct.pack("<I", len(raw)) + np.asarray([len(r) for r in raw], "<u4").tobytes() + b"".join(raw)

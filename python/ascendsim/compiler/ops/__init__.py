@@ -1,0 +1,98 @@
+"""The registry of supported ops: for each op type its dtype+shape inference and the ONNX opset that
+introduced it (the exporter raises the opset it writes to that). `SUPPORTED_OPS` is the set the frontend
+accepts; anything else is rejected with a CompileError naming the node, the op and this list.
+
+One IR form per op (the frontend, onnx_opsets.py, normalises every ONNX opset 11-21 form into it, and the
+exporter turns it back into the form of the opset it writes):
+
+| op                                  | IR form                                                              |
+|-------------------------------------|----------------------------------------------------------------------|
+| Squeeze, Unsqueeze                  | attribute `axes` (ints, non-negative); Squeeze without axes on a    |
+|                                     | known shape gets the explicit list of its 1-dims                     |
+| ReduceMean/Sum/Max/Min/Prod/L2      | attribute `axes` (absent = all axes), `keepdims`; opset 13/18 axes   |
+|                                     | input folded in; `noop_with_empty_axes` with no axes -> Identity      |
+| Split                               | attributes `axis`, `split` (sizes; from the opset 13 input, or from  |
+|                                     | opset 18 `num_outputs` when the dim is static; absent = equal parts) |
+| Clip                                | inputs (x, min, max), absent bounds None (opset 11+ form)             |
+| Pad                                 | attributes `mode`, `pads` (2*rank ints, opset 18 `axes` expanded),   |
+|                                     | `value` (float); only x stays an input                               |
+| Resize                              | inputs (x, None, scales, sizes): roi dropped (only                   |
+|                                     | tf_crop_and_resize uses it, unsupported), opset 18 `axes` expanded    |
+|                                     | to every axis; attributes explicit; modes nearest and linear         |
+| Softmax, LogSoftmax                 | opset 13 meaning (one axis), `axis` explicit; opset 11/12 coercion   |
+|                                     | to 2-D on a non-last axis becomes Flatten -> Softmax -> Reshape      |
+| Conv, ConvTranspose, MaxPool,       | `kernel_shape`, `strides`, `pads`, `dilations` (and `group`) all     |
+| AveragePool                         | explicit; `auto_pad` SAME_* / VALID resolved to `pads` when spatial  |
+|                                     | dims are static (kept as `auto_pad` otherwise)                       |
+| Cast                                | attribute `to` is an ir.DType (not ONNX's TensorProto number)         |
+| ConstantOfShape                     | attribute `value`: a 1-element numpy array (default float32 0)       |
+| Dropout                             | inputs (x) only: inference, ratio/training_mode dropped              |
+| BatchNormalization                  | inference form, one output                                           |
+| Constant                            | never a node: becomes a constant Value with numpy data               |
+| Gemm/Transpose/ArgMax/Reshape/...   | every defaulted attribute written out                                |
+| fused (passes)                      | Conv/Gemm/MatMul + `activation`, `activation_alpha/beta`; MatMul     |
+|                                     | `fused_bias=1` with a 3rd input; "FusedElementwise" (ascendsim       |
+|                                     | domain) with a `program` of elementwise steps                        |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import node_error
+from ..ir import ASCENDSIM_DOMAIN, Node
+from ._common import InferContext, InferFn, Known, TensorType
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """A supported op: `infer` gives (dtype, shape) per output; `since` is the ONNX opset that has it in
+    the IR form; `elementwise` marks ops the elementwise fusion may chain."""
+
+    op_type: str
+    infer: InferFn
+    since: int = 1
+    domain: str = ""
+    elementwise: bool = False
+
+
+_REGISTRY: dict[tuple[str, str], OpSpec] = {}
+
+
+def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False):
+    """Decorator registering one inference function for several op types."""
+    def wrap(fn: InferFn) -> InferFn:
+        for op_type in op_types:
+            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise)
+        return fn
+    return wrap
+
+
+def lookup(op_type: str, domain: str = "") -> OpSpec | None:
+    return _REGISTRY.get((domain, op_type))
+
+
+def get_spec(node: Node) -> OpSpec:
+    spec = lookup(node.op_type, node.domain)
+    if spec is None:
+        where = f" in domain {node.domain!r}" if node.domain else ""
+        raise node_error(node.name, node.op_type, f"op{where} is not supported; supported ops: {supported_list()}")
+    return spec
+
+
+def supported_list() -> str:
+    return ", ".join(sorted(f"{d}::{o}" if d else o for d, o in _REGISTRY))
+
+
+def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
+    """Output (dtype, shape) of `node` from its inputs; `known` carries shape-arithmetic contents."""
+    return get_spec(node).infer(InferContext(node, known))
+
+
+from . import elementwise, nn, reduce, tensor
+
+SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
+FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
+
+__all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
+           "infer_node", "lookup", "nn", "reduce", "register", "supported_list", "tensor"]

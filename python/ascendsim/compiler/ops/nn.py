@@ -1,0 +1,227 @@
+"""Neural-network ops: Conv/ConvTranspose (with the fused epilogue attributes), Gemm, MatMul (batched,
+broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization and
+(Log)Softmax.
+
+Window ops share one size rule per spatial axis:
+    out = floor_or_ceil((in + pad_begin + pad_end - dilation*(kernel-1) - 1) / stride) + 1
+with ceil_mode dropping a last window that would start inside the end padding (as onnxruntime does), and
+auto_pad SAME_UPPER/SAME_LOWER giving out = ceil(in / stride) with the total padding split (extra at the end
+for UPPER). Unknown (symbolic) spatial sizes give fresh symbols.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..ir import Dim, DType, Shape
+from . import register
+from ._common import InferContext, TensorType, broadcast, norm_axis
+
+ACTIVATIONS = ("Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "Silu", "HardSwish", "HardSigmoid", "LeakyRelu", "Elu")
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def same_pads(auto_pad: str, sizes: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+              dilations: Sequence[int]) -> list[int]:
+    """Explicit pads [begin..., end...] equivalent to auto_pad on static spatial sizes."""
+    n = len(sizes)
+    if auto_pad in {"VALID", "NOTSET"}:
+        return [0] * (2 * n)
+    begins, ends = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small, large = total // 2, total - total // 2
+        begins.append(small if auto_pad == "SAME_UPPER" else large)
+        ends.append(large if auto_pad == "SAME_UPPER" else small)
+    return begins + ends
+
+
+def _window_params(ctx: InferContext, spatial: int, kernel: Sequence[int]) -> tuple[list[int], list[int], str]:
+    strides = ctx.ints_attr("strides") or [1] * spatial
+    dilations = ctx.ints_attr("dilations") or [1] * spatial
+    auto_pad = str(ctx.attr("auto_pad", "NOTSET"))
+    if auto_pad not in AUTO_PADS:
+        ctx.fail(f"auto_pad={auto_pad!r} is not supported; supported: {', '.join(AUTO_PADS)}")
+    if len(strides) != spatial or len(dilations) != spatial or len(kernel) != spatial:
+        ctx.fail(f"kernel_shape/strides/dilations must have {spatial} values (the spatial rank)")
+    if min(strides) < 1 or min(dilations) < 1:
+        ctx.fail(f"strides {strides} and dilations {dilations} must be >= 1")
+    return strides, dilations, auto_pad
+
+
+def window_output(ctx: InferContext, in_shape: Shape, kernel: Sequence[int], ceil_mode: bool = False) -> list[Dim]:
+    """Output spatial sizes of a Conv/pool window over the spatial part of `in_shape`."""
+    spatial = len(in_shape) - 2
+    strides, dilations, auto_pad = _window_params(ctx, spatial, kernel)
+    pads = ctx.ints_attr("pads") or [0] * (2 * spatial)
+    if len(pads) != 2 * spatial:
+        ctx.fail(f"pads {pads} must have {2 * spatial} values")
+    out: list[Dim] = []
+    for axis in range(spatial):
+        size = in_shape[2 + axis]
+        if not isinstance(size, int):
+            out.append(ctx.fresh(0, 2 + axis))
+            continue
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(-(-size // strides[axis]))
+            continue
+        begin, end = (0, 0) if auto_pad == "VALID" else (pads[axis], pads[axis + spatial])
+        span = size + begin + end - dilations[axis] * (kernel[axis] - 1) - 1
+        if span < 0:
+            ctx.fail(f"the window (kernel {list(kernel)}, dilations {dilations}) is larger than the padded "
+                     f"input {list(in_shape[2:])}")
+        count = (math.ceil if ceil_mode else math.floor)(span / strides[axis]) + 1
+        if ceil_mode and (count - 1) * strides[axis] >= size + begin:
+            count -= 1  # the last window would start in the end padding
+        out.append(count)
+    return out
+
+
+def _check_activation(ctx: InferContext) -> None:
+    activation = ctx.attr("activation")
+    if activation is not None and activation not in ACTIVATIONS:
+        ctx.fail(f"activation={activation!r} is not supported; supported: {', '.join(ACTIVATIONS)}")
+
+
+@register("Conv")
+def _conv(ctx: InferContext) -> list[TensorType]:
+    _check_activation(ctx)
+    x, w = ctx.shape(0), ctx.shape(1)
+    if x is None or w is None:
+        return [(ctx.dtype(0), None)]
+    if len(x) < 3 or len(w) != len(x):
+        ctx.fail(f"input {x} and weight {w} must have the same rank >= 3")
+    group = ctx.int_attr("group", 1)
+    channels, per_group = x[1], w[1]
+    if isinstance(channels, int) and isinstance(per_group, int) and channels != per_group * group:
+        ctx.fail(f"input channels {channels} != weight channels {per_group} x group {group}")
+    kernel = ctx.ints_attr("kernel_shape") or [int(d) for d in w[2:]]
+    return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
+
+
+@register("ConvTranspose")
+def _conv_transpose(ctx: InferContext) -> list[TensorType]:
+    _check_activation(ctx)
+    x, w = ctx.shape(0), ctx.shape(1)
+    if x is None or w is None:
+        return [(ctx.dtype(0), None)]
+    spatial = len(x) - 2
+    group = ctx.int_attr("group", 1)
+    kernel = ctx.ints_attr("kernel_shape") or [int(d) for d in w[2:]]
+    channels: Dim = w[1] * group if isinstance(w[1], int) else ctx.fresh(0, 1)
+    output_shape = ctx.ints_attr("output_shape")
+    if output_shape:
+        return [(ctx.dtype(0), (x[0], channels, *output_shape[-spatial:]))]
+    strides, dilations, auto_pad = _window_params(ctx, spatial, kernel)
+    pads = ctx.ints_attr("pads") or [0] * (2 * spatial)
+    extra = ctx.ints_attr("output_padding") or [0] * spatial
+    out: list[Dim] = []
+    for axis in range(spatial):
+        size = x[2 + axis]
+        if not isinstance(size, int):
+            out.append(ctx.fresh(0, 2 + axis))
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(size * strides[axis])
+        else:
+            out.append(strides[axis] * (size - 1) + extra[axis] + (kernel[axis] - 1) * dilations[axis] + 1
+                       - pads[axis] - pads[axis + spatial])
+    return [(ctx.dtype(0), (x[0], channels, *out))]
+
+
+@register("Gemm")
+def _gemm(ctx: InferContext) -> list[TensorType]:
+    _check_activation(ctx)
+    a, b = ctx.shape(0), ctx.shape(1)
+    if a is None or b is None:
+        return [(ctx.dtype(0), None)]
+    if len(a) != 2 or len(b) != 2:
+        ctx.fail(f"A {a} and B {b} must be 2-D")
+    m, k = (a[1], a[0]) if ctx.int_attr("transA", 0) else (a[0], a[1])
+    k2, n = (b[1], b[0]) if ctx.int_attr("transB", 0) else (b[0], b[1])
+    if isinstance(k, int) and isinstance(k2, int) and k != k2:
+        ctx.fail(f"inner dimensions differ: A {a} (transA={ctx.int_attr('transA', 0)}), "
+                 f"B {b} (transB={ctx.int_attr('transB', 0)})")
+    if ctx.input(2) is not None:
+        out = broadcast(ctx, [ctx.shape(2), (m, n)])
+        if out is not None and tuple(out) != (m, n):
+            ctx.fail(f"C {ctx.shape(2)} does not broadcast to ({m}, {n})")
+    return [(ctx.dtype(0), (m, n))]
+
+
+@register("MatMul")
+def _matmul(ctx: InferContext) -> list[TensorType]:
+    _check_activation(ctx)
+    a, b = ctx.shape(0), ctx.shape(1)
+    if a is None or b is None:
+        return [(ctx.dtype(0), None)]
+    if not a or not b:
+        ctx.fail(f"inputs must not be scalars: {a}, {b}")
+    a2 = (1, *a) if len(a) == 1 else a
+    b2 = (*b, 1) if len(b) == 1 else b
+    k, k2 = a2[-1], b2[-2]
+    if isinstance(k, int) and isinstance(k2, int) and k != k2:
+        ctx.fail(f"inner dimensions differ: {a} x {b}")
+    batch = broadcast(ctx, [a2[:-2], b2[:-2]]) or ()
+    out = (*batch, *(a2[-2:-1] if len(a) > 1 else ()), *(b2[-1:] if len(b) > 1 else ()))
+    if ctx.input(2) is not None:  # fused bias
+        full = broadcast(ctx, [ctx.shape(2), out])
+        if full is not None and tuple(full) != tuple(out):
+            ctx.fail(f"fused bias {ctx.shape(2)} does not broadcast to the output {out}")
+    return [(ctx.dtype(0), tuple(out))]
+
+
+@register("MaxPool", "AveragePool")
+def _pool(ctx: InferContext) -> list[TensorType]:
+    x = ctx.shape(0)
+    kernel = ctx.ints_attr("kernel_shape")
+    if not kernel:
+        ctx.fail("attribute kernel_shape is required")
+    if x is None:
+        return [(ctx.dtype(0), None)] * len(ctx.node.outputs)
+    if len(x) != len(kernel) + 2:
+        ctx.fail(f"kernel_shape {kernel} does not match input rank {len(x)}")
+    shape = (x[0], x[1], *window_output(ctx, x, kernel, bool(ctx.int_attr("ceil_mode", 0))))
+    return [(ctx.dtype(0), shape), (DType.INT64, shape)][: len(ctx.node.outputs)]
+
+
+@register("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(ctx: InferContext) -> list[TensorType]:
+    x = ctx.shape(0)
+    if x is not None and len(x) < 3:
+        ctx.fail(f"input rank {len(x)} must be >= 3")
+    return [(ctx.dtype(0), None if x is None else (x[0], x[1], *[1] * (len(x) - 2)))]
+
+
+@register("BatchNormalization")
+def _batch_norm(ctx: InferContext) -> list[TensorType]:
+    x = ctx.shape(0)
+    if x is not None and len(x) < 2:
+        ctx.fail(f"input rank {len(x)} must be >= 2")
+    channels = (ctx.fresh(0, 1),) if x is None else (x[1],)
+    return [ctx.type(0)] + [(ctx.dtype(1), channels)] * (len(ctx.node.outputs) - 1)
+
+
+@register("InstanceNormalization")
+def _instance_norm(ctx: InferContext) -> list[TensorType]:
+    return [ctx.type(0)]
+
+
+@register("LayerNormalization", since=17)
+def _layer_norm(ctx: InferContext) -> list[TensorType]:
+    x = ctx.shape(0)
+    out = [ctx.type(0)]
+    if x is None:
+        return out + [(DType.FLOAT, None)] * (len(ctx.node.outputs) - 1)
+    axis = norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
+    stats = (*x[:axis], *[1] * (len(x) - axis))
+    return out + [(DType.FLOAT, stats)] * (len(ctx.node.outputs) - 1)
+
+
+@register("Softmax", "LogSoftmax")
+def _softmax(ctx: InferContext) -> list[TensorType]:
+    x = ctx.shape(0)
+    if x is not None:
+        norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
+    return [ctx.type(0)]
