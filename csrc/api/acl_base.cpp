@@ -1,4 +1,5 @@
 // acl_base.h: data buffers, fp16 conversion, data type sizes, application log, SoC queries.
+#include <atomic>
 #include <cmath>
 #include <cstdarg>
 #include <cstring>
@@ -10,9 +11,12 @@
 #include "core/log.h"
 #include "runtime/runtime.h"
 
+// Atomic fields: a buffer may be updated by one thread while another reads it (each field is read whole;
+// a reader racing an update may see the old address with the new size, as with the real struct).
 struct aclDataBuffer {
-  void* data;
-  size_t size;
+  aclDataBuffer(void* d, size_t s) : data(d), size(s) {}
+  std::atomic<void*> data;
+  std::atomic<size_t> size;
 };
 
 using namespace ascendsim;
@@ -24,7 +28,8 @@ HandleRegistry<aclDataBuffer>& data_buffers() {
   return *registry;
 }
 
-aclDataBuffer* find_buffer(const aclDataBuffer* handle, const char* api) {
+// Shared ownership, not a raw pointer: another thread may destroy the buffer while this call reads it.
+std::shared_ptr<aclDataBuffer> find_buffer(const aclDataBuffer* handle, const char* api) {
   if (handle == nullptr) {
     fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'dataBuffer' is NULL", api);
     return nullptr;
@@ -33,14 +38,14 @@ aclDataBuffer* find_buffer(const aclDataBuffer* handle, const char* api) {
   if (!buffer)
     fail(ACL_ERROR_INVALID_PARAM, "%s: data buffer %p is not live (destroyed or never created)", api,
          static_cast<const void*>(handle));
-  return buffer.get();
+  return buffer;
 }
 
 }  // namespace
 
 aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
   // A buffer wraps memory it does not own; (NULL, 0) is allowed and used for empty outputs.
-  return static_cast<aclDataBuffer*>(data_buffers().add(std::make_shared<aclDataBuffer>(aclDataBuffer{data, size})));
+  return static_cast<aclDataBuffer*>(data_buffers().add(std::make_shared<aclDataBuffer>(data, size)));
 }
 
 aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
@@ -52,7 +57,7 @@ aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
 }
 
 aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
-  aclDataBuffer* buffer = find_buffer(dataBuffer, __func__);
+  const auto buffer = find_buffer(dataBuffer, __func__);
   if (buffer == nullptr) return ACL_ERROR_INVALID_PARAM;
   buffer->data = data;
   buffer->size = size;
@@ -60,18 +65,18 @@ aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size)
 }
 
 void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) {
-  aclDataBuffer* buffer = find_buffer(dataBuffer, __func__);
-  return buffer != nullptr ? buffer->data : nullptr;
+  const auto buffer = find_buffer(dataBuffer, __func__);
+  return buffer != nullptr ? buffer->data.load() : nullptr;
 }
 
 uint32_t aclGetDataBufferSize(const aclDataBuffer* dataBuffer) {
-  aclDataBuffer* buffer = find_buffer(dataBuffer, __func__);
-  return buffer != nullptr ? static_cast<uint32_t>(buffer->size) : 0;
+  const auto buffer = find_buffer(dataBuffer, __func__);
+  return buffer != nullptr ? static_cast<uint32_t>(buffer->size.load()) : 0;
 }
 
 size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) {
-  aclDataBuffer* buffer = find_buffer(dataBuffer, __func__);
-  return buffer != nullptr ? buffer->size : 0;
+  const auto buffer = find_buffer(dataBuffer, __func__);
+  return buffer != nullptr ? buffer->size.load() : 0;
 }
 
 // IEEE 754 binary16 <-> binary32, round to nearest even, with subnormals, infinities and NaN.

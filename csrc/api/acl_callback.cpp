@@ -15,8 +15,20 @@ namespace {
 
 constexpr uint32_t kInvalidExceptionInfo = 0xFFFFFFFF;  // what the getters return for a NULL info
 
+// The record, or null (with a message) for NULL or a pointer that is not being delivered to an
+// exception callback right now: the getters return kInvalidExceptionInfo instead of reading through it.
 const rtExceptionInfo* check_info(const aclrtExceptionInfo* info, const char* api) {
-  if (info == nullptr) fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'info' is NULL", api);
+  if (info == nullptr) {
+    fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'info' is NULL", api);
+    return nullptr;
+  }
+  if (!is_live_exception_info(info)) {
+    fail(ACL_ERROR_INVALID_PARAM,
+         "%s: info %p is not an exception info being delivered to the aclrtSetExceptionInfoCallback callback "
+         "(it is valid only during that call)",
+         api, static_cast<const void*>(info));
+    return nullptr;
+  }
   return info;
 }
 

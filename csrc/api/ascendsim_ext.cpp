@@ -2,6 +2,7 @@
 #include "ascendsim/ascendsim_ext.h"
 
 #include "core/error.h"
+#include "core/host_wait.h"
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 
@@ -45,3 +46,7 @@ aclError ascendsimEmptyCache(int32_t deviceId) {
 }
 
 }  // extern "C"
+
+void ascendsimSetHostWaitHooks(void* (*begin)(void), void (*end)(void* token)) {
+  ascendsim::set_host_wait_hooks(begin, end);
+}

@@ -17,7 +17,19 @@ struct StructOut<ascendsimMemoryStats> : std::true_type {
   }
 };
 
+namespace {
+
+// Runtime-internal host waits (an out-of-memory retry waiting for the device) release the GIL if this
+// thread holds it, so Python callbacks the device waits for can run.
+void* release_gil_if_held() { return PyGILState_Check() ? PyEval_SaveThread() : nullptr; }
+void restore_gil(void* state) {
+  if (state != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
+}
+
+}  // namespace
+
 void bind_extensions(PyObject* module) {
+  ascendsimSetHostWaitHooks(&release_gil_if_held, &restore_gil);
   bind<&ascendsimGetMemoryStats>(module, "ascendsimGetMemoryStats");
   bind<&ascendsimResetPeakMemoryStats>(module, "ascendsimResetPeakMemoryStats");
   bind<&ascendsimEmptyCache, Gil::Release>(module, "ascendsimEmptyCache");

@@ -1,6 +1,7 @@
 #include "runtime/device.h"
 
 #include "core/error.h"
+#include "core/host_wait.h"
 #include "runtime/context.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
@@ -8,7 +9,10 @@
 namespace ascendsim {
 
 Device::Device(int id, size_t capacity_bytes)
-    : id_(id), memory_(id, capacity_bytes, [this] { synchronize(); }) {}
+    : id_(id), memory_(id, capacity_bytes, [this] {
+        HostWaitScope waiting;  // the allocator waits for the device: let an embedding interpreter run
+        synchronize();
+      }) {}
 
 std::shared_ptr<Context> Device::retain_default_context() {
   std::lock_guard<std::mutex> lock(mutex_);

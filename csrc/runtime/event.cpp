@@ -2,10 +2,15 @@
 //
 // aclrtRecordEvent numbers each record on the host (issued_ = 1, 2, ...) and enqueues a task that, when the
 // stream reaches it, completes record n: done_ = max(done_, n), stamped with the steady clock. Everything
-// that waits for the event captures issued_ at call time as its target and waits for done_ >= target, i.e.
-// for the latest record made before the call (with no record yet the target is 0 and the wait passes at
-// once, as the real runtime does for aclrtSynchronizeEvent on a never-recorded event). A newer record that
-// completes before an older one (records on two streams) supersedes it.
+// that waits for the event captures a record number at call time as its target and waits for done_ >=
+// target, i.e. for the latest record made before the call (with no record yet the target is 0 and the wait
+// passes at once, as the real runtime does for aclrtSynchronizeEvent on a never-recorded event). A newer
+// record that completes before an older one (records on two streams) supersedes it.
+// A stream wait targets the latest record already *queued* (published_), not merely numbered (issued_): a
+// record numbered by one thread but not yet queued when another thread queues a wait for it on the same
+// stream would land behind that wait, and the stream would wait for itself forever. Records queued before
+// the wait can only depend on earlier queued work, so waits never form a cycle. The host (synchronize,
+// query) may target issued_: it is no stream and the record is queued (or discarded) momentarily.
 //   - aclrtSynchronizeEvent: the host thread spins briefly, then sleeps on the condition variable.
 //   - aclrtStreamWaitEvent: a task on the waiting stream does the same wait on that stream's worker, through
 //     Stream::wait_in_task so that force-destroying the waiting stream interrupts it. The host never blocks.
@@ -79,12 +84,16 @@ aclError Event::record(Stream& stream) {
     seq = ++issued_;
   }
   auto self = shared_from_this();
-  return stream.enqueue(
+  const aclError ret = stream.enqueue(
       [self, seq] {
         self->complete(seq, now_ns(), ACL_SUCCESS);
         return ACL_SUCCESS;
       },
       [self, seq](aclError reason) { self->complete(seq, 0, reason); });
+  // Queued (or already completed as discarded): from now on stream waits may target it.
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (seq > published_) published_ = seq;
+  return ret;
 }
 
 aclError Event::reset(Stream& stream) {
@@ -100,7 +109,7 @@ aclError Event::wait_on(Stream& stream) {
   uint64_t target = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    target = issued_;
+    target = published_;  // not issued_: see the top of this file
   }
   waits_issued_.fetch_add(1);
   auto self = shared_from_this();

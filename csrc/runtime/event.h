@@ -50,6 +50,7 @@ class Event : public std::enable_shared_from_this<Event> {
   mutable std::mutex mutex_;
   std::condition_variable completed_cv_;
   uint64_t issued_ = 0;                // records issued (aclrtRecordEvent calls so far)
+  uint64_t published_ = 0;             // the highest record number whose task is queued: stream waits' target
   std::atomic<uint64_t> done_{0};      // the highest record sequence number completed (run or discarded)
   int64_t stamp_ns_ = 0;               // steady-clock time the record `done_` ran
   aclError done_error_ = ACL_SUCCESS;  // non-zero if the record `done_` was discarded, with the reason

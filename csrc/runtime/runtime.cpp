@@ -99,6 +99,10 @@ aclError Runtime::finalize() {
   }
   // Like the real runtime, finalizing releases what the devices still hold: contexts, streams, memory.
   for_each_device([](Device& device) { device.release_all("aclFinalize"); });
+  // Events are not released by a device reset (programs use them across one), but after aclFinalize no
+  // handle is valid any more; dropping them keeps init/finalize cycles from leaking the events a program did
+  // not destroy. Tasks still holding one keep it alive until they finish.
+  for (auto& event : events.snapshot()) events.remove(event.get());
   tls_current_context.reset();
   initialized_.store(false, std::memory_order_release);
   ever_finalized_ = true;

@@ -203,6 +203,7 @@ void Stream::Impl::record_failure(const Entry& entry, aclError code) {
   if (aclrtExceptionInfoCallback callback = g_exception_callback.load(std::memory_order_acquire)) {
     rtExceptionInfo info{static_cast<uint32_t>(entry.seq), stream_id, entry.tid, static_cast<uint32_t>(device_id),
                          static_cast<uint32_t>(code)};
+    const LiveExceptionInfo live(&info);  // the getters accept it only during the call
     callback(&info);
   }
 }

@@ -44,6 +44,13 @@ ACL_FUNC_VISIBILITY aclError ascendsimResetPeakMemoryStats(int32_t deviceId);
 /* Waits for the device's queued work, then releases every cached segment that holds no allocation. */
 ACL_FUNC_VISIBILITY aclError ascendsimEmptyCache(int32_t deviceId);
 
+/*
+ * Hooks around host waits the runtime makes on its own (the allocator waiting for the device before it
+ * releases cached memory on an out-of-memory retry). An embedding interpreter uses them to let its other
+ * threads run meanwhile: begin() returns a token that end() receives. NULL hooks remove them.
+ */
+ACL_FUNC_VISIBILITY void ascendsimSetHostWaitHooks(void *(*begin)(void), void (*end)(void *token));
+
 #ifdef __cplusplus
 }
 #endif
