@@ -170,7 +170,7 @@ def test_dynamic_batch_gears(tmp_path: Path) -> None:
     inputs = om.inout["inputs"]
     assert [d["name"] for d in inputs] == ["input", F.DYNAMIC_INPUT_NAME]
     assert inputs[0]["dims"] == [-1, 3, 32, 32] and inputs[0]["size"] == 4 * 3 * 32 * 32 * 4
-    assert inputs[1]["dtype"] == "INT64" and inputs[1]["size"] == 8
+    assert inputs[1]["dtype"] == "INT32" and inputs[1]["size"] == 4
     assert om.plans[2]["feature_map_size"] > om.plans[0]["feature_map_size"]
     assert om.model["weight_size"] == result.weights.size
 

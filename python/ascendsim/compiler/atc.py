@@ -63,7 +63,7 @@ atc --model=./resnet50.onnx --framework=5 --output=./resnet50 --soc_version=Asce
   --dynamic_dims      "1,224;2,448"
   --input_fp16_nodes  "input_name1;input_name2"
   --output_type       FP32, FP16, INT8, UINT8, ... or "node:index:FP16;..."
-  --insert_op_conf    AIPP config file (not supported yet)
+  --insert_op_conf    static AIPP config file (aipp_op { aipp_mode: static input_format: RGB888_U8 ... })
   --enable_single_stream  true/false
   --disable_reuse_memory  0 (default) or 1
   --log               debug, info, warning, error, null(default)"""

@@ -2,7 +2,7 @@
 
 Per plan (one for a static model, one per gear for --dynamic_batch_size / _image_size / _dims):
 import (onnx_import, shapes from --input_shape, which also runs shape inference) -> --out_nodes ->
---input_format -> passes (PassManager, GE's stages) -> --input_fp16_nodes / --output_type -> precision marks ->
+--input_format -> static AIPP (--insert_op_conf, aipp.py: GE inserts it in the prepare stage) -> passes (PassManager, GE's stages) -> --input_fp16_nodes / --output_type -> precision marks ->
 output fix-up (an output that is a graph input, a constant or a repeated value gets an Identity so that every
 output has its own producer) -> stream assignment -> static memory plan -> weight layout over all plans ->
 OM writer. `progress(stage)` is called as each stage starts (atc's progress display).
@@ -21,10 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from .aipp import AippInfo, apply_aipp
+from .aipp_config import AippConfig, load_aipp_config
 from .build_options import check_input_format, gear_shapes, parse_gears, parse_input_shape, parse_out_nodes
 from .errors import CompileError
 from .ir import Graph, Value
 from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
+from .om_format import DynamicType
 from .om_writer import OmModel, OmPlan, write_om
 from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
 from .streams import StreamPlan, assign_streams
@@ -89,14 +92,14 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
     wrong."""
     if not soc_version:
         raise CompileError("soc_version must be given (e.g. Ascend910B)")
-    if insert_op_conf:
-        raise CompileError("--insert_op_conf (AIPP) is not supported yet by ascendsim")
     shapes = parse_input_shape(input_shape) if isinstance(input_shape, (str, type(None))) \
         else {k: list(v) for k, v in input_shape.items()}
     kind, gears = parse_gears(dynamic_batch_size, dynamic_image_size, dynamic_dims, shapes)
     fmt = check_input_format(input_format)
     precision = parse_precision_mode(precision_mode)
     fp16_inputs = input_fp16_nodes.split(";") if isinstance(input_fp16_nodes, str) else list(input_fp16_nodes or [])
+    aipp_configs = _aipp_configs(insert_op_conf, kind)
+    aipp: list[AippInfo] = []
     result = CompileResult(None, [], WeightPlan(0, {}, []), precision_mode=precision_mode or "force_fp16")
     clock = _Clock(result.seconds, progress)
     for gear in gears or [()]:
@@ -108,6 +111,9 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
         if fmt:
             for value in graph.inputs:
                 value.format = fmt
+        if aipp_configs:
+            with clock("aipp"):
+                aipp = _add_aipp(graph, aipp_configs, fmt, fp16_inputs, aipp)
         with clock("passes"):
             report = _run_passes(graph, disabled_passes, dump_graph)
         if report is not None:
@@ -130,7 +136,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
         path = path if path.suffix == ".om" else path.with_name(path.name + ".om")
         name = Path(model).stem if isinstance(model, (str, os.PathLike)) else result.graph.name
         om = OmModel(name or "model", soc_version, result.plans, result.weights, precision, kind,
-                     [n for n, d in shapes.items() if -1 in d])
+                     [n for n, d in shapes.items() if -1 in d], aipp)
         with clock("om"):
             try:
                 result.file_size = write_om(path, om)
@@ -167,6 +173,32 @@ def _import(model: Any, shapes: dict[str, list[int]]) -> Graph:
         raise CompileError(f"--input_shape names {', '.join(unknown)}, which {'is' if len(unknown) == 1 else 'are'} "
                            f"not model input(s); inputs: {', '.join(sorted(names))}")
     return graph
+
+
+def _aipp_configs(path: str | None, kind: DynamicType) -> list[AippConfig]:
+    if not path:
+        return []
+    configs = load_aipp_config(path)
+    if kind in (DynamicType.DYNAMIC_IMAGE, DynamicType.DYNAMIC_DIMS):
+        raise CompileError("--insert_op_conf (static AIPP) together with --dynamic_image_size or --dynamic_dims is "
+                           "not supported by ascendsim (with --dynamic_batch_size it is)")
+    return configs
+
+
+def _add_aipp(graph: Graph, configs: list[AippConfig], fmt: str | None, fp16_inputs: list[str],
+              first_gear: list[AippInfo]) -> list[AippInfo]:
+    """Inserts the AIPP ops for one plan; the first gear's records collect every gear's output shape."""
+    names = [v.name for v in graph.inputs]
+    infos = apply_aipp(graph, configs, fmt)
+    for info in infos:
+        if names[info.input_index] in fp16_inputs:  # GE: E10034
+            raise CompileError(f"E10034: This input op [{names[info.input_index]}] is linked to aipp, can not be set "
+                               "to fp16, please check your atc parameter --insert_op_conf, --input_fp16_nodes.")
+    if not first_gear:
+        return infos
+    for kept, info in zip(first_gear, infos):
+        kept.out_dims += info.out_dims
+    return first_gear
 
 
 def _run_passes(graph: Graph, disabled: Iterable[str], dump: str | None) -> Any:

@@ -45,7 +45,7 @@ PARTITION_ORDER = (Partition.MODEL_DEF, Partition.WEIGHTS_DATA, Partition.TASK_I
 # ---- MODEL_DEF ("ASMD") -----------------------------------------------------------------------------------
 MODEL_DEF_MAGIC = b"ASMD"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 0
+FORMAT_MINOR = 1  # 1.1: MODEL_AIPP_INFO TLV, ascend_mbatch_shape_data INT32 (docs/om-format.md §8)
 MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIII16x")
 PLAN = struct.Struct("<QIIIIIIIII20x")
 TENSOR = struct.Struct("<IIIIIIQQ8q")
@@ -120,9 +120,21 @@ class ModelDescType(enum.IntEnum):
     MODEL_DYNAMIC_DIMS = 4
     MODEL_DYNAMIC_OUTPUT_SHAPE = 5
     MODEL_DESIGNATE_SHAPE_ORDER = 6
+    MODEL_AIPP_INFO = 100  # ascendsim (format 1.1): static AIPP parameters per input; GE keeps them in op attrs
 
 
 DYNAMIC_INPUT_NAME = "ascend_mbatch_shape_data"  # ACL_DYNAMIC_TENSOR_NAME
+# GE's MultiBatchClonePass (the default since MULTI_BATCH_WITH_SWITCHN became opt-in): Data of DT_INT32 [n]
+DYNAMIC_INPUT_DTYPE = 3  # aclDataType INT32
+
+# MODEL_AIPP_INFO record: input_index, aipp_type, input_format, src_w, src_h; 8 u8 switches (crop, resize,
+# padding, csc, rbuv_swap, ax_swap, single_line, reserved); load_start_w/h, crop_w/h; resize_w/h; padding
+# left/right/top/bottom; matrix r0c0..r2c2; output_bias 0..2; input_bias 0..2; mean_chn 0..3; min_chn 0..3
+# (f32); var_reci_chn 0..3 (f32); padding_value (f32); src_format, src_dtype, out_format, out_dtype, out_rank;
+# then per plan i64 out_dims[out_rank].
+AIPP_INFO = struct.Struct("<IIIii8B4i2i4i9i3i3i4i4f4ffIIIII")
+assert AIPP_INFO.size == 200
+AIPP_STATIC = 1  # aclmdlInputAippType ACL_DATA_WITH_STATIC_AIPP
 
 # aclFormat numbering (ACL_FORMAT_*), used for tensors and io descriptions.
 FORMATS = {"NCHW": 0, "NHWC": 1, "ND": 2, "NC1HWC0": 3, "FRACTAL_Z": 4, "NC1HWC0_C04": 12, "HWCN": 16,

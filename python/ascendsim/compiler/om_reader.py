@@ -266,6 +266,8 @@ def _inout(raw: bytes, partitions: dict[str, tuple[int, int]]) -> dict[str, Any]
         elif kind in (F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE, F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER):
             key = "dynamic_output_shape" if kind == F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE else "shape_order"
             result[key] = _vec_str(value)
+        elif kind == F.ModelDescType.MODEL_AIPP_INFO:
+            result["aipp"] = _aipp_info(value)
         # unknown TLV types are skipped (forward compatibility), as GE does
     return result
 
@@ -309,3 +311,37 @@ def _vec_str(value: bytes) -> list[str]:
         items.append(value[cursor:cursor + length].decode("utf-8"))
         cursor += length
     return items
+
+
+_AIPP_FIELDS = ("input_index", "aipp_type", "input_format", "src_image_size_w", "src_image_size_h", "crop",
+                "resize", "padding", "csc_switch", "rbuv_swap_switch", "ax_swap_switch", "single_line_mode", None,
+                "load_start_pos_w", "load_start_pos_h", "crop_size_w", "crop_size_h", "resize_output_w",
+                "resize_output_h", "left_padding_size", "right_padding_size", "top_padding_size",
+                "bottom_padding_size", *(f"matrix_r{r}c{c}" for r in range(3) for c in range(3)),
+                *(f"output_bias_{i}" for i in range(3)), *(f"input_bias_{i}" for i in range(3)),
+                *(f"mean_chn_{i}" for i in range(4)), *(f"min_chn_{i}" for i in range(4)),
+                *(f"var_reci_chn_{i}" for i in range(4)), "padding_value", "src_format", "src_dtype", "out_format",
+                "out_dtype", "out_rank")
+
+
+def _aipp_info(value: bytes) -> list[dict[str, Any]]:
+    _check(len(value) >= 8, "truncated MODEL_AIPP_INFO")
+    count, plan_count = struct.unpack_from("<II", value)
+    cursor, records = 8, []
+    for _ in range(count):
+        _check(cursor + F.AIPP_INFO.size <= len(value), "MODEL_AIPP_INFO record out of bounds")
+        fields = F.AIPP_INFO.unpack_from(value, cursor)
+        record = {k: v for k, v in zip(_AIPP_FIELDS, fields) if k is not None}
+        cursor += F.AIPP_INFO.size
+        rank = record["out_rank"]
+        dims = _array(value, cursor, "<i8", plan_count * rank, "AIPP output dims")
+        cursor += 8 * plan_count * rank
+        _check(record["aipp_type"] == F.AIPP_STATIC, f"unknown AIPP type {record['aipp_type']}")
+        for key in ("src_format", "out_format"):
+            record[key] = F.FORMAT_NAMES.get(record[key], record[key])
+        for key in ("src_dtype", "out_dtype"):
+            record[key] = DType(record[key]).name
+        record["out_dims"] = [dims[i * rank:(i + 1) * rank] for i in range(plan_count)]
+        records.append(record)
+    _check(cursor == len(value), "MODEL_AIPP_INFO has trailing bytes")
+    return records

@@ -21,6 +21,7 @@ from typing import BinaryIO
 import numpy as np
 
 from . import om_format as F
+from .aipp import AippInfo
 from .ir import DType, Graph, Value
 from .memory import MemoryPlan, WeightPlan
 from .om_attrs import AttrBlob, StringTable
@@ -47,6 +48,7 @@ class OmModel:
     precision: F.Precision = F.Precision.FORCE_FP16
     dynamic_type: F.DynamicType = F.DynamicType.FIXED
     dynamic_inputs: list[str] = field(default_factory=list)  # inputs whose dims vary (designate order)
+    aipp: list[AippInfo] = field(default_factory=list)  # static AIPP per input (out_dims: one per plan)
 
 
 def write_om(path: str | os.PathLike[str], model: OmModel) -> int:
@@ -262,7 +264,9 @@ def _inout_info(model: OmModel) -> bytes:
     inputs = [_io_desc([g.inputs[i] for g in graphs]) for i in range(len(graphs[0].inputs))]
     if model.dynamic_type != F.DynamicType.FIXED:
         count = len(model.plans[0].gear)
-        inputs.append(_desc(F.DYNAMIC_INPUT_NAME, 8 * count, F.FORMATS["ND"], DType.INT64, dims=[count], dims_v2=[count], ranges=[]))
+        dtype = DType(F.DYNAMIC_INPUT_DTYPE)
+        inputs.append(_desc(F.DYNAMIC_INPUT_NAME, dtype.itemsize * count, F.FORMATS["ND"], dtype, dims=[count],
+                            dims_v2=[count], ranges=[]))
     outputs = [_io_desc([g.outputs[i] for g in graphs]) for i in range(len(graphs[0].outputs))]
     blocks = [_tlv(F.ModelDescType.MODEL_INPUT_DESC, struct.pack("<I", len(inputs)) + b"".join(inputs)),
               _tlv(F.ModelDescType.MODEL_OUTPUT_DESC, struct.pack("<I", len(outputs)) + b"".join(outputs))]
@@ -274,7 +278,23 @@ def _inout_info(model: OmModel) -> bytes:
     elif model.dynamic_type == F.DynamicType.DYNAMIC_DIMS:
         blocks.append(_tlv(F.ModelDescType.MODEL_DYNAMIC_DIMS, _vec_int_int(gears)))
         blocks.append(_tlv(F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER, _vec_str(model.dynamic_inputs)))
+    if model.aipp:
+        blocks.append(_tlv(F.ModelDescType.MODEL_AIPP_INFO, _aipp_info(model.aipp, len(model.plans))))
     return b"".join(blocks)
+
+
+def _aipp_info(infos: list[AippInfo], plan_count: int) -> bytes:
+    out = struct.pack("<II", len(infos), plan_count)
+    for a in infos:
+        if len(a.out_dims) != plan_count:
+            raise ValueError(f"AIPP of input {a.input_index}: {len(a.out_dims)} output shapes for {plan_count} plans")
+        out += F.AIPP_INFO.pack(
+            a.input_index, F.AIPP_STATIC, a.format_id, a.src_w, a.src_h, a.crop, False, a.padding, a.csc, a.rbuv_swap,
+            a.ax_swap, False, 0, a.load_start_w, a.load_start_h, a.crop_w, a.crop_h, 0, 0, *a.pads, *a.matrix,
+            *a.output_bias, *a.input_bias, *a.mean, *a.min, *a.var_reci, a.padding_value, F.FORMATS["NHWC"],
+            int(DType.UINT8), F.FORMATS[a.out_format], int(a.out_dtype), 4)
+        out += np.asarray(a.out_dims, "<i8").reshape(plan_count, 4).tobytes()
+    return out
 
 
 def _io_desc(per_plan: list[Value]) -> bytes:

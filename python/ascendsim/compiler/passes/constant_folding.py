@@ -41,6 +41,13 @@ def constant_folding(graph: Graph, stats: PassStats) -> bool:
         make_constant(graph, node, results)
         stats.add(key)
         changed = True
+    if changed and any(not v.is_static for n in graph.nodes for v in n.outputs):
+        # A fold can resolve a shape the import could not see through (e.g. Expand's target computed with
+        # ConstantOfShape/Equal/Where): refresh the shapes downstream of it.
+        from ..shape_inference import infer_shapes
+
+        infer_shapes(graph)
+        stats.add("shapes re-inferred")
     return changed
 
 

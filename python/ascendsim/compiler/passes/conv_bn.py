@@ -56,6 +56,8 @@ def _fold(conv: Node, bn: Node) -> tuple[np.ndarray, np.ndarray] | None:
     scale, beta, mean, var = (p.reshape(-1).astype(np.float64) for p in params)  # type: ignore[union-attr]
     s = scale / np.sqrt(var + float(bn.attr("epsilon", 1e-5)))
     b = bias.data.reshape(-1).astype(np.float64) if bias is not None and bias.data is not None else 0.0
-    new_w = (w.astype(np.float64) * s.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+    # one multiply in the weight's own dtype: float64 temporaries of the weight (5x its size in fresh memory)
+    # made this pass a third of ResNet-50's compile time; the scale is still computed in float64
+    new_w = w * s.astype(w.dtype).reshape((-1,) + (1,) * (w.ndim - 1))
     new_b = ((b - mean) * s + beta).astype(w.dtype)
     return new_w, new_b
