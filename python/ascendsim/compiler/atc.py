@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--help", "--h", "-h", action="store_true")
     for flag in ("model", "output", "soc_version", "input_shape", "input_format", "out_nodes", "om", "json",
                  "precision_mode", "dynamic_batch_size", "dynamic_image_size", "dynamic_dims", "insert_op_conf",
-                 "input_fp16_nodes", "output_type", "weight", "enable_single_stream", "singleop"):
+                 "input_fp16_nodes", "output_type", "weight", "enable_single_stream", "singleop", "dump_graph",
+                 "disable_optimizations"):
         p.add_argument(f"--{flag}", default="")
     p.add_argument("--framework", default="-1")
     p.add_argument("--mode", default="0")
@@ -66,7 +67,10 @@ atc --model=./resnet50.onnx --framework=5 --output=./resnet50 --soc_version=Asce
   --insert_op_conf    static AIPP config file (aipp_op { aipp_mode: static input_format: RGB888_U8 ... })
   --enable_single_stream  true/false
   --disable_reuse_memory  0 (default) or 1
-  --log               debug, info, warning, error, null(default)"""
+  --log               debug, info, warning, error, null(default): info and debug show every stage
+ascendsim extensions:
+  --dump_graph        directory: the graph after each optimisation stage as ONNX (also $ASCENDSIM_DUMP_GRAPH)
+  --disable_optimizations  "pass_name1,pass_name2": passes to skip (like GE's ge.disableOptimizations)"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -127,11 +131,13 @@ def _run(args: argparse.Namespace) -> None:
         output_type=args.output_type or None, dynamic_batch_size=args.dynamic_batch_size or None,
         dynamic_image_size=args.dynamic_image_size or None, dynamic_dims=args.dynamic_dims or None,
         insert_op_conf=args.insert_op_conf or None, single_stream=args.enable_single_stream == "true",
-        disable_reuse_memory=args.disable_reuse_memory == "1", progress=_Progress(verbose))
+        disable_reuse_memory=args.disable_reuse_memory == "1", progress=_Progress(verbose),
+        dump_graph=args.dump_graph or None,
+        disabled_passes=[name.strip() for name in args.disable_optimizations.split(",") if name.strip()])
     if sys.stdout.isatty() and not verbose:
         print()
-    if verbose:
-        print(result.summary(), flush=True)
+    # What the compiler did, as GE's log lines; every stage's detail with --log=info.
+    print(result.summary() if verbose else result.brief(), flush=True)
 
 
 class _Progress:

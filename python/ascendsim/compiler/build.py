@@ -78,6 +78,11 @@ class CompileResult:
             lines.append(f"[Build] wrote {self.output} ({self.file_size} bytes)")
         return "\n".join(lines)
 
+    def brief(self) -> str:
+        """The summary without the per-stage detail: pass totals, each plan's streams and memory, time."""
+        kept = ("[GraphOpt] total", "[Build] plan", "[Build] time", "[Build] wrote")
+        return "\n".join(line for line in self.summary().splitlines() if line.startswith(kept))
+
 
 def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_version: str = DEFAULT_SOC,
             input_shape: str | Mapping[str, Sequence[int]] | None = None, input_format: str | None = None,
