@@ -2,6 +2,8 @@
  *   {"name": ..., "ns": median nanoseconds per operation, "min": ..., "max": ...}
  * Built and run by bench_runtime.py, which adds the Python-side figures and prints the table. */
 #define _POSIX_C_SOURCE 199309L
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,19 @@ static int compare(const void* a, const void* b) {
 
 static void* volatile sink;
 
+/* The physical limit of a launch+synchronize round trip: handing a flag to another spinning thread and
+ * waiting for it to hand it back. */
+static atomic_int handoff;
+static atomic_int handoff_stop;
+
+static void* handoff_worker(void* unused) {
+  (void)unused;
+  while (!atomic_load_explicit(&handoff_stop, memory_order_relaxed))
+    if (atomic_load_explicit(&handoff, memory_order_acquire) == 1)
+      atomic_store_explicit(&handoff, 0, memory_order_release);
+  return NULL;
+}
+
 int main(void) {
   static const size_t sizes[] = {4096, 1 << 20, 64 << 20};
   static const char* size_names[] = {"4KiB", "1MiB", "64MiB"};
@@ -79,6 +94,18 @@ int main(void) {
     aclrtFree(device_buffer);
     free(host_a);
     free(host_b);
+  }
+
+  {
+    pthread_t worker;
+    pthread_create(&worker, NULL, handoff_worker, NULL);
+    MEASURE("c.thread_handoff", 20000, {
+      atomic_store_explicit(&handoff, 1, memory_order_release);
+      while (atomic_load_explicit(&handoff, memory_order_acquire) != 0) {
+      }
+    });
+    atomic_store(&handoff_stop, 1);
+    pthread_join(worker, NULL);
   }
 
   aclrtMalloc(&device, 64, ACL_MEM_MALLOC_HUGE_FIRST);
