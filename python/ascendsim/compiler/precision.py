@@ -65,21 +65,7 @@ def _round_weights(node: Node) -> None:
     limit = 2 if node.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") else len(node.inputs)
     for value in node.inputs[:limit]:
         if value is not None and value.is_constant and value.dtype == DType.FLOAT:
-            value.data = _round_fp16(value.data)  # type: ignore[arg-type]
-
-
-def _round_fp16(data: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
-    """data rounded to fp16 precision, as float32. In place when the array owns writable memory (weights made
-    by the passes), else into one new array; through a small fp16 buffer: fresh memory, not the conversion,
-    is what a whole-array astype(float16).astype(float32) spent its time on."""
-    out = np.empty_like(data)
-    flat_in, flat_out = data.reshape(-1), out.reshape(-1)
-    buffer = np.empty(min(chunk, flat_in.size), dtype=np.float16)
-    for start in range(0, flat_in.size, chunk):
-        part = buffer[:min(chunk, flat_in.size - start)]
-        np.copyto(part, flat_in[start:start + part.size], casting="unsafe")
-        np.copyto(flat_out[start:start + part.size], part, casting="unsafe")
-    return out
+            value.data = value.data.astype(np.float16).astype(np.float32)  # type: ignore[union-attr]
 
 
 def apply_input_fp16(graph: Graph, names: list[str]) -> None:
