@@ -15,21 +15,22 @@ namespace {
 
 constexpr uint32_t kInvalidExceptionInfo = 0xFFFFFFFF;  // what the getters return for a NULL info
 
-// The record, or null (with a message) for NULL or a pointer that is not being delivered to an
-// exception callback right now: the getters return kInvalidExceptionInfo instead of reading through it.
-const rtExceptionInfo* check_info(const aclrtExceptionInfo* info, const char* api) {
+// One field of the record, or kInvalidExceptionInfo (with a message) for NULL or a pointer that is not
+// being delivered to an exception callback right now, instead of reading through it.
+template <uint32_t rtExceptionInfo::*Field>
+uint32_t read_info(const aclrtExceptionInfo* info, const char* api) {
   if (info == nullptr) {
     fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'info' is NULL", api);
-    return nullptr;
+    return kInvalidExceptionInfo;
   }
   if (!is_live_exception_info(info)) {
     fail(ACL_ERROR_INVALID_PARAM,
          "%s: info %p is not an exception info being delivered to the aclrtSetExceptionInfoCallback callback "
          "(it is valid only during that call)",
          api, static_cast<const void*>(info));
-    return nullptr;
+    return kInvalidExceptionInfo;
   }
-  return info;
+  return info->*Field;
 }
 
 }  // namespace
@@ -40,28 +41,23 @@ aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback) {
 }
 
 uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo* info) {
-  const rtExceptionInfo* x = check_info(info, __func__);
-  return x != nullptr ? x->taskid : kInvalidExceptionInfo;
+  return read_info<&rtExceptionInfo::taskid>(info, __func__);
 }
 
 uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo* info) {
-  const rtExceptionInfo* x = check_info(info, __func__);
-  return x != nullptr ? x->streamid : kInvalidExceptionInfo;
+  return read_info<&rtExceptionInfo::streamid>(info, __func__);
 }
 
 uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo* info) {
-  const rtExceptionInfo* x = check_info(info, __func__);
-  return x != nullptr ? x->tid : kInvalidExceptionInfo;
+  return read_info<&rtExceptionInfo::tid>(info, __func__);
 }
 
 uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo* info) {
-  const rtExceptionInfo* x = check_info(info, __func__);
-  return x != nullptr ? x->deviceid : kInvalidExceptionInfo;
+  return read_info<&rtExceptionInfo::deviceid>(info, __func__);
 }
 
 uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo* info) {
-  const rtExceptionInfo* x = check_info(info, __func__);
-  return x != nullptr ? x->retcode : kInvalidExceptionInfo;
+  return read_info<&rtExceptionInfo::retcode>(info, __func__);
 }
 
 aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle) {

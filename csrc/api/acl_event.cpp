@@ -3,6 +3,7 @@
 #include <new>
 
 #include "acl/acl.h"
+#include "api/sync_timeout.h"
 #include "core/error.h"
 #include "runtime/event.h"
 #include "runtime/runtime.h"
@@ -122,9 +123,7 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent handle, aclrtEventWaitStatus* stat
 aclError aclrtSynchronizeEvent(aclrtEvent event) { return synchronize(event, -1, __func__); }
 
 aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout) {
-  if (timeout < -1 || timeout == 0)
-    return fail(ACL_ERROR_RT_PARAM_INVALID,
-                "%s: timeout %d is invalid: -1 waits forever, a positive value is a limit in ms", __func__, timeout);
+  if (aclError ret = check_sync_timeout(timeout, __func__)) return ret;
   return synchronize(event, timeout, __func__);
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "acl/acl.h"
+#include "api/sync_timeout.h"
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/runtime.h"
@@ -175,9 +176,7 @@ aclError aclrtDestroyStreamForce(aclrtStream handle) {
 aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize(stream, -1, __func__); }
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
-  if (timeout < -1 || timeout == 0)
-    return fail(ACL_ERROR_RT_PARAM_INVALID,
-                "%s: timeout %d is invalid: -1 waits forever, a positive value is a limit in ms", __func__, timeout);
+  if (aclError ret = check_sync_timeout(timeout, __func__)) return ret;
   return synchronize(stream, timeout, __func__);
 }
 

@@ -219,14 +219,20 @@ def _size(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
     return [np.asarray(np.size(inputs[0]), dtype=np.int64)]
 
 
-@kernel("Gather")
-def _gather(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
+def _indices_along(op: str, inputs: Sequence[Array | None], attrs: dict[str, Any]) -> tuple[Array, Array, int]:
+    """(data, indices made non-negative, axis) for Gather and GatherElements; out-of-range indices refused."""
     data, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
     axis = attrs.get("axis", 0)
     size = data.shape[axis]
     if np.any((indices < -size) | (indices >= size)):
-        raise HostKernelError(f"Gather index out of range for axis of size {size}")
-    return [np.take(data, np.where(indices < 0, indices + size, indices), axis=axis)]
+        raise HostKernelError(f"{op} index out of range for axis of size {size}")
+    return data, np.where(indices < 0, indices + size, indices), axis
+
+
+@kernel("Gather")
+def _gather(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
+    data, indices, axis = _indices_along("Gather", inputs, attrs)
+    return [np.take(data, indices, axis=axis)]
 
 
 @kernel("Unsqueeze")
@@ -403,12 +409,8 @@ HOST_KERNELS["ArgMin"] = lambda inputs, attrs: _argmax(inputs, {**attrs, "_min":
 
 @kernel("GatherElements")
 def _gather_elements(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
-    data, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
-    axis = attrs.get("axis", 0)
-    size = data.shape[axis]
-    if np.any((indices < -size) | (indices >= size)):
-        raise HostKernelError(f"GatherElements index out of range for axis of size {size}")
-    return [np.take_along_axis(data, np.where(indices < 0, indices + size, indices), axis=axis)]
+    data, indices, axis = _indices_along("GatherElements", inputs, attrs)
+    return [np.take_along_axis(data, indices, axis=axis)]
 
 
 @kernel("Pad")
