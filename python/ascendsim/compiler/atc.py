@@ -56,7 +56,7 @@ atc --model=./resnet50.onnx --framework=5 --output=./resnet50 --soc_version=Asce
   --output            Output file path&name (.om is appended)
   --soc_version       The soc version, e.g. Ascend910B
   --input_shape       "input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2" (-1 for dynamic dims)
-  --input_format      NCHW, ND or NCDHW
+  --input_format      NCHW (default for 4-D inputs), ND or NCDHW
   --out_nodes         "node_name1:0;node_name2:1"
   --precision_mode    force_fp16(default), force_fp32, cube_fp16in_fp32out, allow_fp32_to_fp16, must_keep_origin_dtype
   --dynamic_batch_size  "1,2,4,8"
@@ -88,6 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(FAILED)
         return 255
+    except Exception as error:  # noqa: BLE001 -- a compiler bug must still end as ATC fails: failure line, exit 255, no .om
+        print(FAILED, flush=True)
+        print(f"E19999: internal error: {type(error).__name__}: {error}", flush=True)
+        return 255
     print(SUCCESS, flush=True)
     return 0
 
@@ -104,6 +108,9 @@ def _run(args: argparse.Namespace) -> None:
     if args.mode == "1":
         _to_json(args)
         return
+    if args.singleop:
+        raise _invalid("singleop", args.singleop, "single-operator compilation is not supported by ascendsim; "
+                                                  "compile a model with --model instead.")
     for flag in ("soc_version", "output", "model"):
         if not getattr(args, flag):
             raise CompileError(f"E10054: The required parameter [--{flag}] for ATC is empty.")
@@ -117,10 +124,9 @@ def _run(args: argparse.Namespace) -> None:
         raise _invalid("enable_single_stream", args.enable_single_stream, "The value must be true or false.")
     if args.disable_reuse_memory not in ("0", "1"):
         raise _invalid("disable_reuse_memory", args.disable_reuse_memory, "The value must be 0 or 1.")
-    out_dir = Path(args.output).parent
-    if not out_dir.is_dir() or not os.access(out_dir, os.W_OK):
-        raise _invalid("output", args.output, f"The directory {os.fspath(out_dir) or '.'} does not exist or is not "
-                                              "writable.")
+    _check_output(args.output)
+    if args.insert_op_conf and args.input_format not in ("", "NCHW", "NHWC"):
+        raise _invalid("input_format", args.input_format, "With --insert_op_conf it must be NCHW or NHWC.")
     from .build import compile
 
     verbose = args.log in ("debug", "info")
@@ -138,6 +144,15 @@ def _run(args: argparse.Namespace) -> None:
         print()
     # What the compiler did, as GE's log lines; every stage's detail with --log=info.
     print(result.summary() if verbose else result.brief(), flush=True)
+
+
+def _check_output(output: str) -> None:
+    if Path(output).name in ("", ".", "..") or Path(output).is_dir():
+        raise _invalid("output", output, "It names a directory; give a file name (.om is appended).")
+    out_dir = Path(output).parent
+    if not out_dir.is_dir() or not os.access(out_dir, os.W_OK):
+        raise _invalid("output", output, f"The directory {os.fspath(out_dir) or '.'} does not exist or is not "
+                                         "writable.")
 
 
 class _Progress:

@@ -113,9 +113,8 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             graph = _import(model, gear_shape)
         result.nodes_before = len(graph.nodes)
         _select_outputs(graph, parse_out_nodes(out_nodes))
-        if fmt:
-            for value in graph.inputs:
-                value.format = fmt
+        for value in graph.inputs:  # ATC's default for ONNX is NCHW; ascendsim keeps ND for non-4-D inputs
+            value.format = fmt or ("NCHW" if value.shape is not None and len(value.shape) == 4 else "ND")
         if aipp_configs:
             with clock("aipp"):
                 aipp = _add_aipp(graph, aipp_configs, fmt, fp16_inputs, aipp)
@@ -137,8 +136,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
     with clock("weights"):
         result.weights = _shared_weights(result.plans)
     if output is not None:
-        path = Path(os.fspath(output))
-        path = path if path.suffix == ".om" else path.with_name(path.name + ".om")
+        path = _om_path(output)
         name = Path(model).stem if isinstance(model, (str, os.PathLike)) else result.graph.name
         om = OmModel(name or "model", soc_version, result.plans, result.weights, precision, kind,
                      [n for n, d in shapes.items() if -1 in d], aipp)
@@ -149,6 +147,14 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
                 raise CompileError(f"cannot write {path}: {error}") from error
         result.output = path
     return result
+
+
+def _om_path(output: str | os.PathLike[str]) -> Path:
+    """`output` with ".om" appended when missing (as atc does); a directory is a CompileError."""
+    path = Path(os.fspath(output))
+    if path.name in ("", ".", "..") or path.is_dir():
+        raise CompileError(f"output {os.fspath(output)!r} names a directory; give a file name (.om is appended)")
+    return path if path.suffix == ".om" else path.with_name(path.name + ".om")
 
 
 class _Clock:

@@ -9,6 +9,7 @@ Nested dicts are arrays of ATTR records again, so a reader decodes everything wi
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import Any
 
@@ -99,45 +100,79 @@ class AttrBlob:
         return AttrType.DICTS, len(items), 0, self._append(table)
 
 
-def decode_attrs(blob: bytes, strings: bytes, offset: int, count: int) -> dict[str, Any]:
-    """The inverse of AttrBlob.add_attrs (used by om_reader)."""
+MAX_ATTR_DEPTH = 8  # nesting of DICTS a reader follows (a FusedElementwise program's step attrs are at depth 2)
+
+
+def decode_attrs(blob: bytes, strings: bytes, offset: int, count: int, depth: int = 0) -> dict[str, Any]:
+    """The inverse of AttrBlob.add_attrs (used by om_reader). Raises ValueError naming the broken rule of
+    docs/om-format.md §4.5 for anything out of bounds, misaligned, of an unknown type or nested too deep."""
+    if depth > MAX_ATTR_DEPTH:
+        raise ValueError(f"attributes nested deeper than {MAX_ATTR_DEPTH} DICTS levels")
+    _span(blob, offset, count, ATTR.size, "ATTR records")
     result: dict[str, Any] = {}
     for i in range(count):
         name, kind, n, aux, value = ATTR.unpack_from(blob, offset + i * ATTR.size)
-        decoded = _decode(blob, strings, AttrType(kind), n, value)
+        if kind not in AttrType._value2member_map_:
+            raise ValueError(f"attribute type {kind} is unknown (0..{max(AttrType)})")
+        if aux not in (0, 1) or (aux == 1 and (kind != AttrType.DICTS or n != 1)):
+            raise ValueError(f"attribute aux {aux} is invalid for type {AttrType(kind).name} with count {n}")
+        decoded = _decode(blob, strings, AttrType(kind), n, value, depth=depth)
         result[string_at(strings, name)] = decoded[0] if kind == AttrType.DICTS and aux == 1 else decoded
     return result
 
 
-def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int) -> Any:  # noqa: PLR0911
+def _span(blob: bytes, offset: int, count: int, itemsize: int, what: str) -> None:
+    if offset % 8 or offset + count * itemsize > len(blob):
+        raise ValueError(f"{what} [{offset}, +{count}x{itemsize}) misaligned or outside the attribute blob "
+                         f"({len(blob)} bytes)")
+
+
+def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int, *, depth: int) -> Any:  # noqa: PLR0911
+    if kind in (AttrType.INT, AttrType.FLOAT, AttrType.STRING) and n != 1:
+        raise ValueError(f"scalar attribute of type {kind.name} has count {n}, not 1")
     if kind == AttrType.INT:
         return value - (1 << 64) if value >= 1 << 63 else value
     if kind == AttrType.FLOAT:
         return struct.unpack("<d", struct.pack("<Q", value))[0]
     if kind == AttrType.STRING:
         return string_at(strings, value)
-    if kind == AttrType.INTS:
-        return np.frombuffer(blob, "<i8", n, value).tolist()
-    if kind == AttrType.FLOATS:
-        return np.frombuffer(blob, "<f8", n, value).tolist()
+    if kind in (AttrType.INTS, AttrType.FLOATS):
+        _span(blob, value, n, 8, kind.name)
+        return np.frombuffer(blob, "<i8" if kind == AttrType.INTS else "<f8", n, value).tolist()
     if kind == AttrType.STRINGS:
+        _span(blob, value, n, 4, kind.name)
         return [string_at(strings, i) for i in np.frombuffer(blob, "<u4", n, value).tolist()]
     if kind == AttrType.TENSOR:
-        dtype, rank = struct.unpack_from("<II", blob, value)
-        shape = tuple(np.frombuffer(blob, "<i8", rank, value + 8).tolist())
-        np_dtype = DType(dtype).numpy.newbyteorder("<")
-        return np.frombuffer(blob, np_dtype, n, value + 8 + 8 * rank).reshape(shape).copy()
-    if kind == AttrType.DICTS:
-        items = []
-        for i in range(n):
-            count, offset = struct.unpack_from("<I4xQ", blob, value + 16 * i)
-            items.append(decode_attrs(blob, strings, offset, count))
-        return items
-    raise ValueError(f"unknown attribute type {kind}")
+        return _decode_tensor(blob, n, value)
+    items = []
+    _span(blob, value, n, 16, "DICTS table")
+    for i in range(n):
+        count, offset = struct.unpack_from("<I4xQ", blob, value + 16 * i)
+        items.append(decode_attrs(blob, strings, offset, count, depth + 1))
+    return items
+
+
+def _decode_tensor(blob: bytes, n: int, value: int) -> np.ndarray:
+    _span(blob, value, 1, 8, "TENSOR header")
+    dtype, rank = struct.unpack_from("<II", blob, value)
+    if dtype not in DType._value2member_map_ or rank > 8:
+        raise ValueError(f"TENSOR attribute: dtype {dtype} unknown or rank {rank} > 8")
+    _span(blob, value + 8, rank, 8, "TENSOR dims")
+    shape = tuple(np.frombuffer(blob, "<i8", rank, value + 8).tolist())
+    if any(d < 0 for d in shape) or math.prod(shape) != n:
+        raise ValueError(f"TENSOR attribute: dims {list(shape)} negative or not {n} elements")
+    np_dtype = DType(dtype).numpy.newbyteorder("<")
+    data = value + 8 + 8 * rank
+    if data + n * np_dtype.itemsize > len(blob):
+        raise ValueError(f"TENSOR attribute data of {n} elements runs past the attribute blob")
+    return np.frombuffer(blob, np_dtype, n, data).reshape(shape).copy()
 
 
 def string_at(strings: bytes, offset: int) -> str:
     if not 0 <= offset < len(strings):
         raise ValueError(f"string id {offset} outside the string table ({len(strings)} bytes)")
     end = strings.index(b"\0", offset)
-    return strings[offset:end].decode("utf-8")
+    try:
+        return strings[offset:end].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"string id {offset} is not valid UTF-8") from None

@@ -54,6 +54,7 @@ ATTR = struct.Struct("<IIIIQ")
 NO_TENSOR = 0xFFFFFFFF  # an absent optional input, or a model input without a tensor
 MAX_RANK = 8
 FLAG_DYNAMIC_GEARS = 1
+MAX_PLANS = 100  # ATC allows at most 100 gears
 
 
 class TensorKind(enum.IntEnum):

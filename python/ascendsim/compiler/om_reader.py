@@ -1,12 +1,15 @@
 """Reads and validates a `.om` file written by om_writer, applying the checks docs/om-format.md asks of every
-loader (the C++ runtime applies the same ones): header magic/sizes, payload length, partition table bounds,
-exact consumption of the payload, record bounds, string ids, tensor ids, event ids, task order. Used by
-`atc --mode=1` (OM -> JSON) and by the tests, which round-trip every compiled model.
+loader (the C++ runtime applies the same ones; the checklist is §9 of that page): header magic/sizes, payload
+length, partition table bounds, exact consumption of the payload, every count/offset/size inside its partition,
+every enum in range, string ids, tensor ids and kinds, io indices, event ids, task order, TLV lengths. Any
+violation raises OmFormatError naming the check; no other exception escapes `parse_om`, whatever the bytes
+(the tests fuzz it). Used by `atc --mode=1` (OM -> JSON) and by the tests, which round-trip every model.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,11 +66,20 @@ def read_om(path: str | Path, *, verify_checksum: bool = True) -> OmFile:
 
 
 def parse_om(raw: bytes, *, verify_checksum: bool = True) -> OmFile:
+    try:
+        return _parse(raw, verify_checksum)
+    except OmFormatError:
+        raise
+    except (ValueError, struct.error, IndexError, OverflowError) as error:  # a check this reader lacks
+        raise OmFormatError(f"malformed file: {error}") from None
+
+
+def _parse(raw: bytes, verify_checksum: bool) -> OmFile:
     header = _header(raw)
     partitions = _partitions(raw, header)
     model, plans = _model_def(raw, partitions)
     tasks = _task_info(raw, partitions, plans)
-    inout = _inout(raw, partitions)
+    inout = _inout(raw, partitions, model)
     if len(inout["inputs"]) != model["input_count"] or len(inout["outputs"]) != model["output_count"]:
         raise OmFormatError("MODEL_INOUT_INFO and MODEL_DEF disagree on the number of inputs/outputs")
     if verify_checksum and header["is_checksum"] == 0:
@@ -96,6 +108,7 @@ def _header(raw: bytes) -> dict[str, Any]:
            f"payload length {payload} does not match the file size {len(raw)} - 256")
     _check(model_length != 0, "only the 64-bit partition table (model_length != 0) is supported")
     _check(is_encrypt == 0, "encrypted models are not supported")
+    _check(is_checksum in (0, F.CHECKSUM_UNCHECK), f"is_checksum {is_checksum} is neither 0 (CHECK) nor 1 (UNCHECK)")
     _check(model_num in (0, 1), f"model_num {model_num}: only one model per file is supported")
     return {"magic": f"0x{magic:08X}", "headsize": headsize, "version": f"0x{version:08X}", "length": length,
             "is_encrypt": is_encrypt, "is_checksum": is_checksum, "modeltype": modeltype, "genmode": genmode,
@@ -132,52 +145,64 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
      dynamic_index) = F.MODEL_DEF_HEADER.unpack_from(data)
     _check(magic == F.MODEL_DEF_MAGIC, f"MODEL_DEF magic {magic!r} is not {F.MODEL_DEF_MAGIC!r}")
     _check(major == F.FORMAT_MAJOR, f"MODEL_DEF format version {major}.{minor}; this reader reads {F.FORMAT_MAJOR}.x")
-    _check(header_size >= F.MODEL_DEF_HEADER.size, f"bad MODEL_DEF header size {header_size}")
-    _check(plan_count >= 1 and plan_offset + plan_count * F.PLAN.size <= size, "plan table out of bounds")
-    _check(str_offset + str_size <= size and attr_offset + attr_size <= size, "string/attr section out of bounds")
+    _check(F.MODEL_DEF_HEADER.size <= header_size <= size, f"bad MODEL_DEF header size {header_size}")
+    _check(1 <= plan_count <= F.MAX_PLANS and _inside(plan_offset, plan_count * F.PLAN.size, size),
+           f"plan_count {plan_count} or plan table out of bounds")
+    _check(_inside(str_offset, str_size, size) and _inside(attr_offset, attr_size, size),
+           "string/attr section out of bounds")
     strings = data[str_offset:str_offset + str_size]
     _check(str_size > 0 and strings[0] == 0 and strings[-1] == 0, "the string table must start and end with NUL")
     blob = data[attr_offset:attr_offset + attr_size]
     _check(weight_size == partitions["WEIGHTS_DATA"][1], "weight size differs from the WEIGHTS_DATA partition")
+    _check(dynamic_type in F.DynamicType._value2member_map_, f"dynamic_type {dynamic_type} unknown (0..3)")
+    _check(precision in F.Precision._value2member_map_, f"precision_mode {precision} unknown (0..3)")
+    kind = F.DynamicType(dynamic_type)
+    expected_dims = {F.DynamicType.FIXED: 0, F.DynamicType.DYNAMIC_BATCH: 1, F.DynamicType.DYNAMIC_IMAGE: 2}
+    _check(gear_dims == expected_dims[kind] if kind in expected_dims else 1 <= gear_dims <= F.MAX_RANK * input_count,
+           f"gear_dim_count {gear_dims} does not fit dynamic_type {kind.name}")
+    fixed = kind == F.DynamicType.FIXED
+    _check(flags & ~F.FLAG_DYNAMIC_GEARS == 0 and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
+           f"flags 0x{flags:x}: unknown bits or dynamic flag not matching dynamic_type")
+    _check(plan_count == 1 if fixed else plan_count >= 2, f"plan_count {plan_count} for dynamic_type {kind.name}")
+    _check(dynamic_index == F.NO_TENSOR if fixed else dynamic_index == input_count - 1,
+           f"dynamic_input_index {dynamic_index} for {input_count} inputs and dynamic_type {kind.name}")
     model = {"format_version": f"{major}.{minor}", "flags": flags, "plan_count": plan_count,
-             "name": string_at(strings, name), "soc_version": string_at(strings, soc), "weight_size": weight_size,
-             "input_count": input_count, "output_count": output_count,
-             "dynamic_type": F.DynamicType(dynamic_type).name, "gear_dim_count": gear_dims,
-             "precision_mode": F.Precision(precision).name.lower(),
+             "name": _string(strings, name), "soc_version": _string(strings, soc), "weight_size": weight_size,
+             "input_count": input_count, "output_count": output_count, "dynamic_type": kind.name,
+             "gear_dim_count": gear_dims, "precision_mode": F.Precision(precision).name.lower(),
              "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index}
     plans = [_plan(data, plan_offset + i * F.PLAN.size, strings, blob, model) for i in range(plan_count)]
     return model, plans
 
 
+def _string(strings: bytes, string_id: int) -> str:
+    try:
+        return string_at(strings, string_id)
+    except ValueError as error:
+        raise OmFormatError(str(error)) from None
+
+
+def _inside(offset: int, size: int, limit: int) -> bool:
+    """[offset, offset + size) lies in [0, limit) -- Python ints: no overflow (a C++ loader computes in u64)."""
+    return offset >= 0 and size >= 0 and offset + size <= limit
+
+
 def _array(data: bytes, offset: int, dtype: str, count: int, what: str) -> list[int]:
-    _check(offset + np.dtype(dtype).itemsize * count <= len(data), f"{what} out of bounds")
+    _check(offset % 4 == 0 and _inside(offset, np.dtype(dtype).itemsize * count, len(data)),
+           f"{what} out of bounds or misaligned")
     return np.frombuffer(data, dtype, count, offset).tolist()
 
 
 def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str, Any]) -> dict[str, Any]:
     (arena, tensor_count, tensor_offset, node_count, node_offset, stream_count, event_count, in_offset, out_offset,
      gear_offset) = F.PLAN.unpack_from(data, offset)
-    _check(tensor_offset + tensor_count * F.TENSOR.size <= len(data), "tensor table out of bounds")
-    _check(node_offset + node_count * F.NODE.size <= len(data), "node table out of bounds")
-    weight_size = model["weight_size"]
-    tensors = []
-    for i in range(tensor_count):
-        name, dtype, fmt, kind, rank, io_index, t_offset, t_size, *dims = F.TENSOR.unpack_from(
-            data, tensor_offset + i * F.TENSOR.size)
-        _check(rank <= F.MAX_RANK, f"tensor {i}: rank {rank} > {F.MAX_RANK}")
-        _check(dtype in DType._value2member_map_, f"tensor {i}: unknown dtype {dtype}")
-        _check(fmt in F.FORMAT_NAMES, f"tensor {i}: unknown format {fmt}")
-        shape = dims[:rank]
-        expected = int(np.prod(shape, dtype=np.int64)) * DType(dtype).itemsize
-        _check(t_size == expected, f"tensor {i}: size {t_size} != dims {shape} x itemsize")
-        kind_name = F.TensorKind(kind).name
-        limit = arena if kind == F.TensorKind.FEATURE_MAP else weight_size if kind == F.TensorKind.WEIGHT else None
-        if limit is not None:
-            _check(t_offset % 512 == 0 and t_offset + t_size <= limit,
-                   f"tensor {i} ({kind_name}): [{t_offset}, +{t_size}) not aligned or outside its region")
-        tensors.append({"name": string_at(strings, name), "dtype": DType(dtype).name, "format": F.FORMAT_NAMES[fmt],
-                        "kind": kind_name, "dims": shape, "offset": t_offset, "size": t_size,
-                        "io_index": -1 if io_index == F.NO_TENSOR else io_index})
+    _check(_inside(tensor_offset, tensor_count * F.TENSOR.size, len(data)), "tensor_count/tensor table out of bounds")
+    _check(_inside(node_offset, node_count * F.NODE.size, len(data)), "node_count/node table out of bounds")
+    _check(1 <= stream_count <= max(node_count, 1), f"stream_count {stream_count} not in 1..{max(node_count, 1)}")
+    _check(event_count <= node_count * node_count, f"event_count {event_count} exceeds the node pairs")
+    tensors = [_tensor(data, tensor_offset + i * F.TENSOR.size, i, strings, arena=arena, model=model)
+               for i in range(tensor_count)]
+    produced = [0] * tensor_count
     nodes = []
     for i in range(node_count):
         (name, op, domain, stream, n_in, n_out, io_offset, a_offset, a_count, flags, _r1, _r2) = F.NODE.unpack_from(
@@ -185,19 +210,67 @@ def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str
         io = _array(data, io_offset, "<u4", n_in + n_out, f"node {i} tensor ids")
         _check(all(t < tensor_count for t in io[n_in:]) and all(t < tensor_count or t == F.NO_TENSOR
                                                                  for t in io[:n_in]), f"node {i}: bad tensor id")
+        for t in io[n_in:]:
+            _check(tensors[t]["kind"] in ("FEATURE_MAP", "OUTPUT"),
+                   f"node {i}: output tensor {t} is a {tensors[t]['kind']} tensor; it cannot be written")
+            produced[t] += 1
         _check(stream < stream_count, f"node {i}: stream {stream} >= stream count {stream_count}")
-        _check(a_offset + a_count * 24 <= len(blob), f"node {i}: attributes out of bounds")
-        nodes.append({"name": string_at(strings, name), "op_type": string_at(strings, op),
-                      "domain": string_at(strings, domain), "stream": stream,
+        _check(flags & ~_NODE_FLAGS == 0, f"node {i}: unknown flags 0x{flags:x}")
+        _check(_inside(a_offset, a_count * F.ATTR.size, len(blob)), f"node {i}: attributes out of bounds")
+        try:
+            attrs = decode_attrs(blob, strings, a_offset, a_count)
+        except ValueError as error:
+            raise OmFormatError(f"node {i}: attribute: {error}") from None
+        nodes.append({"name": _string(strings, name), "op_type": _string(strings, op),
+                      "domain": _string(strings, domain), "stream": stream,
                       "inputs": [-1 if t == F.NO_TENSOR else t for t in io[:n_in]], "outputs": io[n_in:],
-                      "attrs": _jsonable(decode_attrs(blob, strings, a_offset, a_count)),
-                      "flags": [f.name for f in F.NodeFlag if flags & f]})
+                      "attrs": _jsonable(attrs), "flags": [f.name for f in F.NodeFlag if flags & f]})
+    for t, tensor in enumerate(tensors):
+        if tensor["kind"] == "OUTPUT":
+            _check(produced[t] == 1, f"OUTPUT tensor {t} is written by {produced[t]} nodes, not exactly one")
     inputs = _array(data, in_offset, "<u4", model["input_count"], "input ids")
     outputs = _array(data, out_offset, "<u4", model["output_count"], "output ids")
-    gear = _array(data, gear_offset, "<i8", model["gear_dim_count"], "gear values") if gear_offset else []
+    for role, ids in (("INPUT", inputs), ("OUTPUT", outputs)):
+        for k, t in enumerate(ids):
+            if role == "INPUT" and k == model["dynamic_input_index"]:
+                _check(t == F.NO_TENSOR, f"input {k} (ascend_mbatch_shape_data) must have no tensor")
+                continue
+            _check(t < tensor_count and tensors[t]["kind"] == role and tensors[t]["io_index"] == k,
+                   f"model {role.lower()} {k}: tensor id {t} is not the {role} tensor with io_index {k}")
+    gear: list[int] = []
+    if model["gear_dim_count"]:
+        gear = _array(data, gear_offset, "<i8", model["gear_dim_count"], "gear values")
+        _check(gear_offset != 0 and all(v > 0 for v in gear), f"gear values {gear} missing or not positive")
     return {"feature_map_size": arena, "stream_count": stream_count, "event_count": event_count, "gear": gear,
             "inputs": [-1 if t == F.NO_TENSOR else t for t in inputs], "outputs": outputs,
             "tensors": tensors, "nodes": nodes}
+
+
+_NODE_FLAGS = int(F.NodeFlag.ROUND_OUTPUTS_FP16 | F.NodeFlag.ROUND_INPUTS_FP16 | F.NodeFlag.VIEW)
+
+
+def _tensor(data: bytes, offset: int, i: int, strings: bytes, *, arena: int, model: dict[str, Any]) -> dict[str, Any]:
+    name, dtype, fmt, kind, rank, io_index, t_offset, t_size, *dims = F.TENSOR.unpack_from(data, offset)
+    _check(rank <= F.MAX_RANK, f"tensor {i}: rank {rank} > {F.MAX_RANK}")
+    _check(dtype in DType._value2member_map_, f"tensor {i}: unknown dtype {dtype}")
+    _check(fmt in F.FORMAT_NAMES, f"tensor {i}: unknown format {fmt}")
+    _check(kind in F.TensorKind._value2member_map_, f"tensor {i}: unknown kind {kind} (0..3)")
+    shape = dims[:rank]
+    _check(all(d >= 0 for d in shape) and not any(dims[rank:]), f"tensor {i}: dims {dims} negative or unused non-zero")
+    _check(t_size == math.prod(shape) * DType(dtype).itemsize, f"tensor {i}: size {t_size} != dims {shape} x itemsize")
+    kind_name = F.TensorKind(kind).name
+    if kind in (F.TensorKind.FEATURE_MAP, F.TensorKind.WEIGHT):
+        limit = arena if kind == F.TensorKind.FEATURE_MAP else model["weight_size"]
+        _check(t_offset % 512 == 0 and t_offset + t_size <= limit,
+               f"tensor {i} ({kind_name}): [{t_offset}, +{t_size}) not aligned or outside its region")
+        _check(io_index == F.NO_TENSOR, f"tensor {i} ({kind_name}): io_index {io_index} must be NONE")
+    else:
+        count = model["input_count"] if kind == F.TensorKind.INPUT else model["output_count"]
+        _check(io_index < count and io_index != model["dynamic_input_index"] and t_offset == 0,
+               f"tensor {i} ({kind_name}): io_index {io_index} not a model {kind_name.lower()} or offset not 0")
+    return {"name": _string(strings, name), "dtype": DType(dtype).name, "format": F.FORMAT_NAMES[fmt],
+            "kind": kind_name, "dims": shape, "offset": t_offset, "size": t_size,
+            "io_index": -1 if io_index == F.NO_TENSOR else io_index}
 
 
 def _jsonable(value: Any) -> Any:
@@ -217,21 +290,27 @@ def _task_info(raw: bytes, partitions: dict[str, tuple[int, int]], plans: list[d
     magic, major, _minor, header_size, plan_count = F.TASK_HEADER.unpack_from(data)
     _check(magic == F.TASK_INFO_MAGIC and major == F.FORMAT_MAJOR, "bad TASK_INFO magic or version")
     _check(plan_count == len(plans), "TASK_INFO and MODEL_DEF disagree on the number of plans")
+    _check(header_size >= F.TASK_HEADER.size and _inside(header_size, plan_count * F.TASK_DIR.size, size),
+           f"TASK_INFO header_size {header_size} or task directory out of bounds")
     result = []
     for p, plan in enumerate(plans):
         count, offset = F.TASK_DIR.unpack_from(data, header_size + p * F.TASK_DIR.size)
-        _check(offset + count * F.TASK.size <= size, f"plan {p}: task list out of bounds")
+        _check(offset % 8 == 0 and _inside(offset, count * F.TASK.size, size), f"plan {p}: task list out of bounds")
         tasks, next_node, recorded = [], 0, set()
         for i in range(count):
             kind, stream, arg, node = F.TASK.unpack_from(data, offset + i * F.TASK.size)
             _check(kind in F.TaskType._value2member_map_, f"plan {p} task {i}: unknown type {kind}")
             _check(stream < plan["stream_count"], f"plan {p} task {i}: bad stream {stream}")
             if kind == F.TaskType.KERNEL:
-                _check(arg == next_node, f"plan {p} task {i}: kernels must follow node order")
+                _check(arg == next_node == node, f"plan {p} task {i}: kernels must follow node order")
                 _check(plan["nodes"][arg]["stream"] == stream, f"plan {p} task {i}: stream differs from the node's")
                 next_node += 1
             else:
                 _check(arg < plan["event_count"], f"plan {p} task {i}: event id {arg} >= {plan['event_count']}")
+                # a record follows its node's kernel, a wait precedes its node's kernel, on that node's stream
+                anchor = next_node - 1 if kind == F.TaskType.EVENT_RECORD else next_node
+                _check(node == anchor and node < len(plan["nodes"]) and plan["nodes"][node]["stream"] == stream,
+                       f"plan {p} task {i}: event task for node {node} out of place or on the wrong stream")
                 if kind == F.TaskType.EVENT_RECORD:
                     recorded.add(arg)
                 else:
@@ -242,7 +321,7 @@ def _task_info(raw: bytes, partitions: dict[str, tuple[int, int]], plans: list[d
     return result
 
 
-def _inout(raw: bytes, partitions: dict[str, tuple[int, int]]) -> dict[str, Any]:
+def _inout(raw: bytes, partitions: dict[str, tuple[int, int]], model: dict[str, Any]) -> dict[str, Any]:
     start, size = partitions["MODEL_INOUT_INFO"]
     data = raw[start:start + size]
     result: dict[str, Any] = {"inputs": [], "outputs": []}
@@ -253,6 +332,9 @@ def _inout(raw: bytes, partitions: dict[str, tuple[int, int]]) -> dict[str, Any]
         value = data[cursor + F.TLV.size:cursor + F.TLV.size + length]
         _check(len(value) == length, "TLV value runs past MODEL_INOUT_INFO")
         cursor += F.TLV.size + length
+        if kind not in F.ModelDescType._value2member_map_:
+            continue  # unknown TLV types are skipped (forward compatibility), as GE does
+        _check(length >= 4 or kind == F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE, f"TLV type {kind}: value too short")
         if kind == F.ModelDescType.MODEL_INPUT_DESC:
             result["inputs"] = _descs(value)
         elif kind == F.ModelDescType.MODEL_OUTPUT_DESC:
@@ -265,32 +347,43 @@ def _inout(raw: bytes, partitions: dict[str, tuple[int, int]]) -> dict[str, Any]
             result[key] = _vec_int_int(value)
         elif kind in (F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE, F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER):
             key = "dynamic_output_shape" if kind == F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE else "shape_order"
-            result[key] = _vec_str(value)
-        elif kind == F.ModelDescType.MODEL_AIPP_INFO:
-            result["aipp"] = _aipp_info(value)
-        # unknown TLV types are skipped (forward compatibility), as GE does
+            result[key] = _vec_str(value) if value else []
+        else:
+            result["aipp"] = _aipp_info(value, model)
     return result
 
 
 def _descs(value: bytes) -> list[dict[str, Any]]:
     (count,) = struct.unpack_from("<I", value)
+    _check(count * F.TENSOR_DESC_BASE.size <= len(value), f"tensor description count {count} out of bounds")
     cursor, descs = 4, []
     for _ in range(count):
         _check(cursor + F.TENSOR_DESC_BASE.size <= len(value), "truncated tensor description")
         size, fmt, dt, name_len, dims_len, v2_len, range_len = F.TENSOR_DESC_BASE.unpack_from(value, cursor)
         cursor += F.TENSOR_DESC_BASE.size
-        _check(cursor + name_len + dims_len + v2_len + range_len <= len(value), "tensor description out of bounds")
-        name = value[cursor:cursor + name_len].decode("utf-8")
+        _check(_inside(cursor, name_len + dims_len + v2_len + range_len, len(value)), "tensor description out of bounds")
+        _check(dims_len % 8 == 0 and v2_len % 8 == 0 and range_len % 16 == 0 and dims_len <= 8 * F.MAX_RANK
+               and v2_len <= 8 * F.MAX_RANK, "tensor description: dims/dimsV2/shape range lengths invalid")
+        _check(dt in DType._value2member_map_ and fmt in F.FORMAT_NAMES,
+               f"tensor description: dtype {dt} or format {fmt} unknown")
+        name = _utf8(value[cursor:cursor + name_len], "tensor description name")
         cursor += name_len
-        dims = _array(value, cursor, "<i8", dims_len // 8, "dims")
+        dims = np.frombuffer(value, "<i8", dims_len // 8, cursor).tolist()
         cursor += dims_len
-        dims_v2 = _array(value, cursor, "<i8", v2_len // 8, "dimsV2")
+        dims_v2 = np.frombuffer(value, "<i8", v2_len // 8, cursor).tolist()
         cursor += v2_len
-        ranges = _array(value, cursor, "<i8", range_len // 8, "shape range")
+        ranges = np.frombuffer(value, "<i8", range_len // 8, cursor).tolist()
         cursor += range_len
-        descs.append({"name": name, "size": size, "format": F.FORMAT_NAMES.get(fmt, fmt), "dtype": DType(dt).name,
+        descs.append({"name": name, "size": size, "format": F.FORMAT_NAMES[fmt], "dtype": DType(dt).name,
                       "dims": dims, "dims_v2": dims_v2, "shape_range": [ranges[i:i + 2] for i in range(0, len(ranges), 2)]})
     return descs
+
+
+def _utf8(raw: bytes, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OmFormatError(f"{what} is not valid UTF-8") from None
 
 
 def _vec_int_int(value: bytes) -> list[list[int]]:
@@ -298,7 +391,8 @@ def _vec_int_int(value: bytes) -> list[list[int]]:
     parts = _array(value, 4, "<u4", n, "gear sizes")
     cursor, rows = 4 + 4 * n, []
     for part in parts:
-        rows.append(_array(value, cursor, "<i8", part, "gear values"))
+        _check(_inside(cursor, 8 * part, len(value)), "gear values out of bounds")
+        rows.append(np.frombuffer(value, "<i8", part, cursor).tolist())
         cursor += 8 * part
     return rows
 
@@ -308,7 +402,8 @@ def _vec_str(value: bytes) -> list[str]:
     lengths = _array(value, 4, "<u4", n, "string lengths")
     cursor, items = 4 + 4 * n, []
     for length in lengths:
-        items.append(value[cursor:cursor + length].decode("utf-8"))
+        _check(_inside(cursor, length, len(value)), "string out of bounds")
+        items.append(_utf8(value[cursor:cursor + length], "input name"))
         cursor += length
     return items
 
@@ -324,9 +419,11 @@ _AIPP_FIELDS = ("input_index", "aipp_type", "input_format", "src_image_size_w", 
                 "out_dtype", "out_rank")
 
 
-def _aipp_info(value: bytes) -> list[dict[str, Any]]:
+def _aipp_info(value: bytes, model: dict[str, Any]) -> list[dict[str, Any]]:
     _check(len(value) >= 8, "truncated MODEL_AIPP_INFO")
     count, plan_count = struct.unpack_from("<II", value)
+    _check(plan_count == model["plan_count"] and count <= model["input_count"],
+           f"MODEL_AIPP_INFO: {count} records for {plan_count} plans")
     cursor, records = 8, []
     for _ in range(count):
         _check(cursor + F.AIPP_INFO.size <= len(value), "MODEL_AIPP_INFO record out of bounds")
@@ -334,12 +431,16 @@ def _aipp_info(value: bytes) -> list[dict[str, Any]]:
         record = {k: v for k, v in zip(_AIPP_FIELDS, fields) if k is not None}
         cursor += F.AIPP_INFO.size
         rank = record["out_rank"]
+        _check(rank <= F.MAX_RANK and record["input_index"] < model["input_count"],
+               f"MODEL_AIPP_INFO: out_rank {rank} or input_index {record['input_index']} out of range")
         dims = _array(value, cursor, "<i8", plan_count * rank, "AIPP output dims")
         cursor += 8 * plan_count * rank
         _check(record["aipp_type"] == F.AIPP_STATIC, f"unknown AIPP type {record['aipp_type']}")
         for key in ("src_format", "out_format"):
-            record[key] = F.FORMAT_NAMES.get(record[key], record[key])
+            _check(record[key] in F.FORMAT_NAMES, f"MODEL_AIPP_INFO: unknown {key} {record[key]}")
+            record[key] = F.FORMAT_NAMES[record[key]]
         for key in ("src_dtype", "out_dtype"):
+            _check(record[key] in DType._value2member_map_, f"MODEL_AIPP_INFO: unknown {key} {record[key]}")
             record[key] = DType(record[key]).name
         record["out_dims"] = [dims[i * rank:(i + 1) * rank] for i in range(plan_count)]
         records.append(record)

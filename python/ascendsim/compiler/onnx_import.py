@@ -109,9 +109,13 @@ def _copy_fields(source: Any, target: Any, skip: set[str]) -> None:
 
 def _initializer(tensor: onnx.TensorProto) -> np.ndarray:
     """The initializer's data; a size that does not match its shape is a CompileError (as the checker says)."""
+    if tensor.data_location == onnx.TensorProto.EXTERNAL and not tensor.raw_data:
+        where = {entry.key: entry.value for entry in tensor.external_data}.get("location", "?")
+        raise CompileError(f"initializer {tensor.name!r} is stored in the external file {where!r}, which was not "
+                           "loaded: give the model as a file path (the external file next to it)")
     try:
         return numpy_helper.to_array(tensor)
-    except (ValueError, TypeError, KeyError) as exc:
+    except (ValueError, TypeError, KeyError, onnx.checker.ValidationError) as exc:
         raise CompileError(f"the ONNX model is invalid: initializer {tensor.name!r} (shape {list(tensor.dims)}, "
                            f"data type {tensor.data_type}) cannot be read: {exc}") from exc
 
