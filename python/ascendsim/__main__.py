@@ -40,16 +40,24 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("env", help="print shell exports for building and running AscendCL programs "
                                     '(use: eval "$(ascendsim env)")')
-    demo = commands.add_parser("demo", help="run a pyACL program on the emulated device and check it")
-    demo.add_argument("--device", type=int, default=0)
-    demo.add_argument("--megabytes", type=int, default=64)
+    demo = commands.add_parser("demo", help="compile the embedded default model with atc, run it through pyACL, "
+                                            "print top-5, latency and whether it matches the reference")
+    demo.add_argument("--image", type=int, default=224, help="input image size (default 224)")
+    demo.add_argument("--repeats", type=int, default=20)
+    runtime = commands.add_parser("runtime-demo", help="copies, events and callbacks on the emulated device")
+    runtime.add_argument("--device", type=int, default=0)
+    runtime.add_argument("--megabytes", type=int, default=64)
     args = parser.parse_args(argv)
     if args.command == "env":
         return print_env()
     if args.command == "demo":
-        from .demo import run
+        from .inference_demo import run
 
-        return 0 if run(args.device, args.megabytes) else 1
+        return 0 if run(args.image, args.repeats) else 1
+    if args.command == "runtime-demo":
+        from .runtime_demo import run as run_runtime
+
+        return 0 if run_runtime(args.device, args.megabytes) else 1
     return 2
 
 

@@ -1,4 +1,4 @@
-"""`ascendsim demo`: a pyACL program run on the emulated device, as a first smoke test of an install.
+"""`ascendsim runtime-demo`: a pyACL program on the emulated device's runtime: streams, copies, events, callbacks.
 
 It sets a device, creates a context and a stream, copies a tensor host -> device -> device -> host on the
 stream, times the copies with events, runs a callback on a subscribed thread, checks the data, and
@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import numpy as np
 
@@ -24,17 +23,7 @@ from ascendcl import (
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
 
-
-def check(ret: int, what: str) -> None:
-    if ret != 0:
-        raise RuntimeError(f"{what} failed with {ret}: {acl.get_recent_err_msg()}")
-
-
-def take(result: tuple[Any, ...], what: str) -> Any:
-    """The value of a pyACL `(value, ret)` result, after checking ret."""
-    *values, ret = result
-    check(ret, what)
-    return values[0] if len(values) == 1 else tuple(values)
+from .pyacl_checks import check, take
 
 
 @contextmanager

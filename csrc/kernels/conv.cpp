@@ -1,0 +1,250 @@
+// Conv (1-D and 2-D, NCHW): groups, dilations, pads, strides, auto_pad, optional bias, fused activation.
+//
+// General path: per image and group, im2col builds a (C/g * kh * kw) x (OH * OW) matrix in per-thread
+// scratch (rows filled in parallel) and one OpenBLAS sgemm multiplies the group's weights by it; a 1x1,
+// stride 1, unpadded conv skips im2col and multiplies the image directly. Depthwise convs (group == C ==
+// M) take a direct loop, parallel over (image, channel). The epilogue (bias + activation) runs per output
+// channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "kernels/kernel_util.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+struct ConvGeometry {
+  int64_t n = 0, c = 0, h = 0, w = 0, m = 0, oh = 0, ow = 0, kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;
+};
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(const NodeSpec& spec, ConvGeometry g, Activation act) : x_(spec.inputs[0]), w_(spec.inputs[1]), out_(spec.outputs[0]), g_(g), act_(act) {
+    round_ = (spec.flags & kRoundInputsFp16) != 0;
+    if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
+      has_bias_ = true;
+      b_ = spec.inputs[2];
+    }
+    cg_ = g.c / g.group;
+    mg_ = g.m / g.group;
+    kk_ = cg_ * g.kh * g.kw;
+    spatial_ = g.oh * g.ow;
+    pointwise_ = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+    depthwise_ = g.group == g.c && g.m == g.c && g.group > 1;
+  }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    const float* x = float_input(x_, inputs[0], round_, 1);
+    const float* w = float_input(w_, inputs[1], round_, 2);
+    const float* bias = has_bias_ ? float_input(b_, inputs[2], false, 4) : nullptr;
+    int64_t total = out_.numel();
+    float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
+    if (total > 0) {
+      if (depthwise_) {
+        depthwise(x, w, bias, out);
+      } else {
+        general(x, w, bias, out);
+      }
+    }
+    if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
+  }
+
+ private:
+  void epilogue(float* row, int64_t channel, const float* bias) const {
+    if (bias != nullptr) {
+      float b = bias[channel];
+      for (int64_t i = 0; i < spatial_; ++i) row[i] += b;
+    }
+    apply_activation(act_, row, spatial_);
+  }
+
+  void general(const float* x, const float* w, const float* bias, float* out) const {
+    const ConvGeometry& g = g_;
+    float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * spatial_));
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
+        const float* rhs = image;
+        if (!pointwise_) {
+          im2col(image, col);
+          rhs = col;
+        }
+        float* dst = out + (n * g.m + gi * mg_) * spatial_;
+        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg_), static_cast<int>(spatial_),
+                          static_cast<int>(kk_), 1.0f, w + gi * mg_ * kk_, static_cast<int>(kk_), rhs,
+                          static_cast<int>(spatial_), 0.0f, dst, static_cast<int>(spatial_));
+      }
+      if (bias != nullptr || act_.op >= 0) {
+        float* image_out = out + n * g.m * spatial_;
+        parallel_for(g.m, std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1)), [&](int64_t m0, int64_t m1) {
+          for (int64_t m = m0; m < m1; ++m) epilogue(image_out + m * spatial_, m, bias);
+        });
+      }
+    }
+  }
+
+  void im2col(const float* image, float* col) const {
+    const ConvGeometry& g = g_;
+    int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1));
+    parallel_for(kk_, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
+        const float* plane = image + c * g.h * g.w;
+        float* dst = col + r * spatial_;
+        for (int64_t oh = 0; oh < g.oh; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          float* d = dst + oh * g.ow;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(d, d + g.ow, 0.0f);
+            continue;
+          }
+          const float* src = plane + ih * g.w;
+          int64_t off = kj * g.dw - g.pw;
+          if (g.sw == 1) {
+            // Valid output columns: 0 <= ow + off < W.
+            int64_t lo = std::clamp<int64_t>(-off, 0, g.ow), hi = std::clamp<int64_t>(g.w - off, lo, g.ow);
+            std::fill(d, d + lo, 0.0f);
+            std::copy(src + lo + off, src + hi + off, d + lo);
+            std::fill(d + hi, d + g.ow, 0.0f);
+          } else {
+            for (int64_t ow = 0; ow < g.ow; ++ow) {
+              int64_t iw = ow * g.sw + off;
+              d[ow] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+            }
+          }
+        }
+      }
+    });
+  }
+
+  // Depthwise: each plane is copied once into a zero-padded scratch plane, so the kernel taps run without
+  // bounds checks as axpy-like loops over an output row (contiguous for stride 1, vectorizable).
+  void depthwise(const float* x, const float* w, const float* bias, float* out) const {
+    const ConvGeometry& g = g_;
+    int64_t hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+    parallel_for(g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+      float* padded = scratch_floats(6, static_cast<size_t>(hp * wp));
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t c = p % g.c;
+        const float* plane = x + p * g.h * g.w;
+        for (int64_t r = 0; r < hp; ++r) {
+          float* row = padded + r * wp;
+          int64_t ih = r - g.ph;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + wp, 0.0f);
+            continue;
+          }
+          int64_t lo = std::clamp<int64_t>(g.pw, 0, wp), hi = std::clamp<int64_t>(g.pw + g.w, lo, wp);
+          std::fill(row, row + lo, 0.0f);
+          std::copy(plane + ih * g.w + (lo - g.pw), plane + ih * g.w + (hi - g.pw), row + lo);
+          std::fill(row + hi, row + wp, 0.0f);
+        }
+        const float* k = w + c * g.kh * g.kw;
+        float* dst = out + p * spatial_;
+        for (int64_t oh = 0; oh < g.oh; ++oh) {
+          float* d = dst + oh * g.ow;
+          std::fill(d, d + g.ow, 0.0f);
+          for (int64_t ki = 0; ki < g.kh; ++ki) {
+            const float* src_row = padded + (oh * g.sh + ki * g.dh) * wp;
+            for (int64_t kj = 0; kj < g.kw; ++kj) {
+              const float wv = k[ki * g.kw + kj];
+              const float* s = src_row + kj * g.dw;
+              if (g.sw == 1) {
+                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow];
+              } else if (g.sw == 2) {
+                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[2 * ow];
+              } else {
+                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow * g.sw];
+              }
+            }
+          }
+        }
+        epilogue(dst, c, bias);
+      }
+    });
+  }
+
+  TensorDesc x_, w_, out_, b_;
+  ConvGeometry g_;
+  Activation act_;
+  bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
+  int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0;
+};
+
+std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
+  scipy_openblas_set_num_threads(num_threads());
+  if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs X and W");
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (i < spec.present.size() && !spec.present[i]) continue;
+    aclDataType d = spec.inputs[i].dtype;
+    if (d != ACL_FLOAT && d != ACL_FLOAT16) return refuse(spec, error, std::string("dtype ") + dtype_name(d) + " is not supported (FLOAT, FLOAT16)");
+  }
+  const auto &xd = spec.inputs[0].dims, &wd = spec.inputs[1].dims;
+  if (xd.size() != 3 && xd.size() != 4)
+    return refuse(spec, error, "only 1-D and 2-D convolutions are supported, input shape " + dims_str(xd));
+  if (wd.size() != xd.size()) return refuse(spec, error, "weight " + dims_str(wd) + " does not match input " + dims_str(xd));
+  bool one_d = xd.size() == 3;
+  const Attrs empty;
+  const Attrs& a = spec.attrs ? *spec.attrs : empty;
+  ConvGeometry g;
+  g.n = xd[0];
+  g.c = xd[1];
+  g.h = one_d ? 1 : xd[2];
+  g.w = xd.back();
+  g.m = wd[0];
+  g.group = a.get_int("group", 1);
+  g.kh = one_d ? 1 : wd[2];
+  g.kw = wd.back();
+  auto strides = a.get_ints("strides"), dil = a.get_ints("dilations"), pads = a.get_ints("pads");
+  size_t sp = one_d ? 1 : 2;
+  if (strides.empty()) strides.assign(sp, 1);
+  if (dil.empty()) dil.assign(sp, 1);
+  if (pads.empty()) pads.assign(2 * sp, 0);
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp)
+    return refuse(spec, error, "strides/dilations/pads do not match the spatial rank " + std::to_string(sp));
+  std::string auto_pad = a.get_string("auto_pad", "NOTSET");
+  if (one_d) {
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  g.sh = strides[0]; g.sw = strides[1]; g.dh = dil[0]; g.dw = dil[1];
+  int64_t sizes[2] = {g.h, g.w}, kern[2] = {g.kh, g.kw};
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (int i = 0; i < 2; ++i) {
+      int64_t o = (sizes[i] + strides[static_cast<size_t>(i)] - 1) / strides[static_cast<size_t>(i)];
+      int64_t total = std::max<int64_t>(0, (o - 1) * strides[static_cast<size_t>(i)] + (kern[i] - 1) * dil[static_cast<size_t>(i)] + 1 - sizes[i]);
+      int64_t small = total / 2, large = total - small;
+      pads[static_cast<size_t>(i)] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[static_cast<size_t>(i) + 2] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad == "VALID") {
+    pads.assign(4, 0);
+  } else if (auto_pad != "NOTSET") {
+    return refuse(spec, error, "auto_pad='" + auto_pad + "' is not supported");
+  }
+  // Asymmetric pads: the index math uses the begin pads; the end pads only shape the output size.
+  g.ph = pads[0];
+  g.pw = pads[1];
+  if (g.group < 1 || g.c % g.group != 0 || g.m % g.group != 0 || wd[1] * g.group != g.c)
+    return refuse(spec, error, "group " + std::to_string(g.group) + " does not fit input " + dims_str(xd) + " and weight " + dims_str(wd));
+  if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1) return refuse(spec, error, "strides and dilations must be >= 1");
+  g.oh = (g.h + pads[0] + pads[2] - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  g.ow = (g.w + pads[1] + pads[3] - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  std::vector<int64_t> want = one_d ? std::vector<int64_t>{g.n, g.m, g.ow} : std::vector<int64_t>{g.n, g.m, g.oh, g.ow};
+  if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
+  if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2]) && spec.inputs[2].numel() != g.m)
+    return refuse(spec, error, "bias " + dims_str(spec.inputs[2].dims) + " must have " + std::to_string(g.m) + " elements");
+  Activation act;
+  if (!parse_activation(spec, &act, error)) return nullptr;
+  return std::make_unique<ConvKernel>(spec, g, act);
+}
+
+}  // namespace
+
+ASCENDSIM_KERNEL(Conv, "", make_conv);
+
+}  // namespace ascendsim::kernels

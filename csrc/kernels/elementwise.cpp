@@ -1,0 +1,729 @@
+// Elementwise kernels: unary math and activations, broadcasting binary arithmetic, comparisons and logic,
+// variadic Max/Min, Where, Clip, Cast, Identity/Dropout and the compiler's FusedElementwise.
+//
+// Every elementwise node is run as a small program (a single op is a program of one step; variadic
+// Max/Min become a chain of binary steps). The output is walked in blocks of at most kBlock elements along
+// the innermost collapsed dim of the numpy broadcasting plan: each block loads every node input (converted
+// to a float32 or int64 slot, broadcast by stride 0) into a per-thread temporary, runs the steps over the
+// temporaries with plain vectorizable loops, and stores the last slot into the output. All reads of a
+// block happen before its store, so an output aliasing an input (in-place, docs/om-format.md §4.3) is
+// correct. Float math is float32 for float16/float32 storage (double storage is computed in float32 too);
+// integer and bool tensors are computed in int64.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "kernels/kernel_util.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+constexpr int64_t kBlock = 512;
+
+enum Op {
+  kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kRelu, kSigmoid, kTanh, kHardSigmoid, kErf,
+  kSoftplus, kElu, kSelu, kLeakyRelu, kSign, kRound, kSin, kCos, kSoftsign, kNot, kHardSwish, kGelu, kSilu,
+  kIdentity, kCast,
+  kAdd, kSub, kMul, kDiv, kPow, kMod, kAnd, kOr, kXor, kPRelu, kMax, kMin,
+  kEqual, kGreater, kLess, kGreaterOrEqual, kLessOrEqual,
+  kWhere, kClip,
+};
+
+const std::map<std::string, Op>& op_table() {
+  static const std::map<std::string, Op> table = {
+      {"Sqrt", kSqrt}, {"Exp", kExp}, {"Log", kLog}, {"Abs", kAbs}, {"Neg", kNeg}, {"Reciprocal", kReciprocal},
+      {"Floor", kFloor}, {"Ceil", kCeil}, {"Relu", kRelu}, {"Sigmoid", kSigmoid}, {"Tanh", kTanh},
+      {"HardSigmoid", kHardSigmoid}, {"Erf", kErf}, {"Softplus", kSoftplus}, {"Elu", kElu}, {"Selu", kSelu},
+      {"LeakyRelu", kLeakyRelu}, {"Sign", kSign}, {"Round", kRound}, {"Sin", kSin}, {"Cos", kCos},
+      {"Softsign", kSoftsign}, {"Not", kNot}, {"HardSwish", kHardSwish}, {"Gelu", kGelu}, {"Silu", kSilu},
+      {"Identity", kIdentity}, {"Dropout", kIdentity}, {"Cast", kCast}, {"Add", kAdd}, {"Sub", kSub},
+      {"Mul", kMul}, {"Div", kDiv}, {"Pow", kPow}, {"Mod", kMod}, {"And", kAnd}, {"Or", kOr}, {"Xor", kXor},
+      {"PRelu", kPRelu}, {"Max", kMax}, {"Min", kMin}, {"Equal", kEqual}, {"Greater", kGreater},
+      {"Less", kLess}, {"GreaterOrEqual", kGreaterOrEqual}, {"LessOrEqual", kLessOrEqual}, {"Where", kWhere},
+      {"Clip", kClip}};
+  return table;
+}
+
+enum Kind { kF = 0, kI = 1 };  // a slot holds float32 or int64 values
+
+Kind kind_of(aclDataType d) { return is_float_dtype(d) ? kF : kI; }
+
+struct Step {
+  Op op = kIdentity;
+  int in[3] = {0, 0, 0};
+  int nin = 0;
+  Kind kind = kF;         // result kind
+  Kind in_kind[3] = {kF, kF, kF};
+  float alpha = 0, beta = 0, gamma = 0;
+  bool flag = false;      // Mod fmod=1; Gelu approximate=tanh
+  aclDataType to = ACL_FLOAT;
+};
+
+int arity(Op op) {
+  if (op <= kCast) return 1;
+  if (op <= kLessOrEqual) return 2;
+  return 3;
+}
+
+// Float ops that have no integer form (refused on int64 slots).
+bool float_only(Op op) {
+  switch (op) {
+    case kSqrt: case kExp: case kLog: case kReciprocal: case kFloor: case kCeil: case kSigmoid: case kTanh:
+    case kHardSigmoid: case kErf: case kSoftplus: case kElu: case kSelu: case kLeakyRelu: case kRound:
+    case kSin: case kCos: case kSoftsign: case kHardSwish: case kGelu: case kSilu: case kPRelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool bool_only(Op op) { return op == kNot || op == kAnd || op == kOr || op == kXor; }
+
+// Fills the parameters of a step from its attributes; false with a message for unsupported values.
+bool set_params(Step* s, const Attrs* attrs, std::string* why) {
+  auto f = [&](const char* name, double fallback) {
+    return static_cast<float>(attrs != nullptr ? attrs->get_float(name, fallback) : fallback);
+  };
+  switch (s->op) {
+    case kHardSigmoid: s->alpha = f("alpha", 0.2); s->beta = f("beta", 0.5); break;
+    case kElu: s->alpha = f("alpha", 1.0); break;
+    case kSelu: s->alpha = f("alpha", 1.67326319217681884765625); s->gamma = f("gamma", 1.05070102214813232421875); break;
+    case kLeakyRelu: s->alpha = f("alpha", 0.01); break;
+    case kMod: s->flag = attrs != nullptr && attrs->get_int("fmod", 0) != 0; break;
+    case kGelu: {
+      std::string approx = attrs != nullptr ? attrs->get_string("approximate", "none") : "none";
+      if (approx != "none" && approx != "tanh") {
+        *why = "approximate='" + approx + "' is not supported (supported: 'none', 'tanh')";
+        return false;
+      }
+      s->flag = approx == "tanh";
+      break;
+    }
+    case kCast: {
+      int64_t to = attrs != nullptr ? attrs->get_int("to", -1) : -1;
+      auto d = static_cast<aclDataType>(to);
+      if (!is_float_dtype(d) && !is_int_dtype(d)) {
+        *why = "to=" + std::to_string(to) + " is not a supported aclDataType";
+        return false;
+      }
+      s->to = d;
+      break;
+    }
+    default: break;
+  }
+  return true;
+}
+
+// Types the step from its input kinds; false with a message when the combination is unsupported.
+bool type_step(Step* s, const std::string& name, std::string* why) {
+  Kind a = s->in_kind[0], b = s->in_kind[1];
+  switch (s->op) {
+    case kCast: s->kind = kind_of(s->to); return true;
+    case kEqual: case kGreater: case kLess: case kGreaterOrEqual: case kLessOrEqual:
+      if (a != b) break;
+      s->kind = kI;
+      return true;
+    case kWhere:
+      if (a != kI || s->in_kind[1] != s->in_kind[2]) break;
+      s->kind = s->in_kind[1];
+      return true;
+    case kClip:
+      if (a != b || a != s->in_kind[2]) break;
+      s->kind = a;
+      return true;
+    case kPow: s->kind = a; return true;  // base and exponent may differ
+    default:
+      if (s->nin == 2 && a != b) break;
+      if (float_only(s->op) && a != kF) {
+        *why = name + " does not support integer or bool inputs";
+        return false;
+      }
+      if (bool_only(s->op) && a != kI) {
+        *why = name + " needs bool inputs";
+        return false;
+      }
+      s->kind = a;
+      return true;
+  }
+  *why = name + ": inputs of different kinds (float and integer) are not supported";
+  return false;
+}
+
+inline float erf_gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+inline float tanh_gelu(float x) {
+  return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+}
+inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+int64_t int_pow(int64_t base, int64_t exp) {
+  if (exp < 0) return base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
+  int64_t r = 1;
+  while (exp) {
+    if (exp & 1) r *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return r;
+}
+
+// Wraps int64 values to the range of an integer dtype (two's complement), bool to 0/1.
+void narrow_ints(aclDataType to, int64_t* v, int64_t n) {
+  switch (to) {
+    case ACL_BOOL: for (int64_t i = 0; i < n; ++i) v[i] = v[i] != 0; break;
+    case ACL_INT8: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(v[i]); break;
+    case ACL_UINT8: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(v[i]); break;
+    case ACL_INT16: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int16_t>(v[i]); break;
+    case ACL_UINT16: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint16_t>(v[i]); break;
+    case ACL_INT32: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(v[i]); break;
+    case ACL_UINT32: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint32_t>(v[i]); break;
+    default: break;
+  }
+}
+
+// Runs one float unary op (also the epilogue activation); x may equal o.
+void unary_float(const Step& s, const float* x, float* o, int64_t n) {
+  const float al = s.alpha, be = s.beta, ga = s.gamma;
+#define LOOP(expr) \
+  for (int64_t i = 0; i < n; ++i) {  \
+    const float v = x[i];            \
+    o[i] = (expr);                   \
+  }                                  \
+  break
+  switch (s.op) {
+    case kSqrt: LOOP(std::sqrt(v));
+    case kExp: LOOP(std::exp(v));
+    case kLog: LOOP(std::log(v));
+    case kAbs: LOOP(std::fabs(v));
+    case kNeg: LOOP(-v);
+    case kReciprocal: LOOP(1.0f / v);
+    case kFloor: LOOP(std::floor(v));
+    case kCeil: LOOP(std::ceil(v));
+    case kRelu: LOOP(v > 0.0f ? v : 0.0f);
+    case kSigmoid: LOOP(sigmoid(v));
+    case kTanh: LOOP(std::tanh(v));
+    case kHardSigmoid: LOOP(std::max(0.0f, std::min(1.0f, al * v + be)));
+    case kErf: LOOP(std::erf(v));
+    case kSoftplus: LOOP(softplus(v));
+    case kElu: LOOP(v >= 0.0f ? v : al * (std::exp(v) - 1.0f));
+    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * std::exp(v) - al));
+    case kLeakyRelu: LOOP(v >= 0.0f ? v : al * v);
+    case kSign: LOOP(v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v);
+    case kRound: LOOP(std::nearbyint(v));
+    case kSin: LOOP(std::sin(v));
+    case kCos: LOOP(std::cos(v));
+    case kSoftsign: LOOP(v / (1.0f + std::fabs(v)));
+    case kHardSwish: LOOP(v * std::max(0.0f, std::min(1.0f, v * (1.0f / 6.0f) + 0.5f)));
+    case kGelu:
+      if (s.flag) {
+        LOOP(tanh_gelu(v));
+      }
+      LOOP(erf_gelu(v));
+    case kSilu: LOOP(v * sigmoid(v));
+    case kClip: LOOP(std::min(std::max(v, al), be));  // epilogue form: bounds in alpha/beta
+    default: LOOP(v);
+  }
+#undef LOOP
+}
+
+// Executes one step over n elements; slot(k) gives the memory of slot k.
+template <class SlotFn>
+void exec_step(const Step& s, int64_t n, SlotFn slot) {
+  void* out = slot(-1);
+  auto F = [&](int k) { return static_cast<const float*>(slot(s.in[k])); };
+  auto I = [&](int k) { return static_cast<const int64_t*>(slot(s.in[k])); };
+  float* fo = static_cast<float*>(out);
+  int64_t* io = static_cast<int64_t*>(out);
+  if (s.op == kCast) {
+    // Convert as a store into `to` followed by a load would (truncation, narrowing, float16 rounding).
+    if (s.in_kind[0] == kF) {
+      const float* x = F(0);
+      if (s.kind == kF) {
+        if (s.to == ACL_FLOAT16) {
+          for (int64_t i = 0; i < n; ++i) fo[i] = round_fp16(x[i]);
+        } else {
+          std::copy(x, x + n, fo);
+        }
+      } else if (s.to == ACL_BOOL) {
+        for (int64_t i = 0; i < n; ++i) io[i] = x[i] != 0.0f;
+      } else {
+        load_int(ACL_FLOAT, x, 0, 1, n, io);
+        narrow_ints(s.to, io, n);
+      }
+    } else {
+      const int64_t* x = I(0);
+      if (s.kind == kF) {
+        for (int64_t i = 0; i < n; ++i) fo[i] = static_cast<float>(x[i]);
+        if (s.to == ACL_FLOAT16) round_fp16_inplace(fo, n);
+      } else {
+        std::copy(x, x + n, io);
+        narrow_ints(s.to, io, n);
+      }
+    }
+    return;
+  }
+  if (arity(s.op) == 1) {
+    if (s.kind == kF) {
+      unary_float(s, F(0), fo, n);
+      return;
+    }
+    const int64_t* x = I(0);
+    switch (s.op) {
+      case kAbs: for (int64_t i = 0; i < n; ++i) io[i] = x[i] < 0 ? -x[i] : x[i]; break;
+      case kNeg: for (int64_t i = 0; i < n; ++i) io[i] = -x[i]; break;
+      case kRelu: for (int64_t i = 0; i < n; ++i) io[i] = x[i] > 0 ? x[i] : 0; break;
+      case kSign: for (int64_t i = 0; i < n; ++i) io[i] = (x[i] > 0) - (x[i] < 0); break;
+      case kNot: for (int64_t i = 0; i < n; ++i) io[i] = x[i] == 0; break;
+      default: std::copy(x, x + n, io); break;
+    }
+    return;
+  }
+#define BIN_F(expr)                          \
+  {                                          \
+    const float *A = F(0), *B = F(1);        \
+    for (int64_t i = 0; i < n; ++i) {        \
+      const float a = A[i], b = B[i];        \
+      fo[i] = (expr);                        \
+    }                                        \
+  }                                          \
+  break
+#define BIN_I(expr)                          \
+  {                                          \
+    const int64_t *A = I(0), *B = I(1);      \
+    for (int64_t i = 0; i < n; ++i) {        \
+      const int64_t a = A[i], b = B[i];      \
+      io[i] = (expr);                        \
+    }                                        \
+  }                                          \
+  break
+#define CMP(expr)                            \
+  if (s.in_kind[0] == kF) {                  \
+    BIN_I_FROM_F(expr);                      \
+  } else {                                   \
+    BIN_I(expr);                             \
+  }                                          \
+  break
+#define BIN_I_FROM_F(expr)                   \
+  {                                          \
+    const float *A = F(0), *B = F(1);        \
+    for (int64_t i = 0; i < n; ++i) {        \
+      const float a = A[i], b = B[i];        \
+      io[i] = (expr);                        \
+    }                                        \
+  }
+  switch (s.op) {
+    case kEqual: CMP(a == b);
+    case kGreater: CMP(a > b);
+    case kLess: CMP(a < b);
+    case kGreaterOrEqual: CMP(a >= b);
+    case kLessOrEqual: CMP(a <= b);
+    default: break;
+  }
+  if (s.op == kPow) {
+    if (s.in_kind[0] == kF && s.in_kind[1] == kF) {
+      const float *A = F(0), *B = F(1);
+      for (int64_t i = 0; i < n; ++i) fo[i] = B[i] == 2.0f ? A[i] * A[i] : std::pow(A[i], B[i]);
+    } else if (s.in_kind[0] == kF) {
+      const float* A = F(0);
+      const int64_t* B = I(1);
+      for (int64_t i = 0; i < n; ++i) fo[i] = std::pow(A[i], static_cast<float>(B[i]));
+    } else if (s.in_kind[1] == kF) {
+      const int64_t* A = I(0);
+      const float* B = F(1);
+      for (int64_t i = 0; i < n; ++i) io[i] = static_cast<int64_t>(std::pow(static_cast<double>(A[i]), B[i]));
+    } else {
+      const int64_t *A = I(0), *B = I(1);
+      for (int64_t i = 0; i < n; ++i) io[i] = int_pow(A[i], B[i]);
+    }
+    return;
+  }
+  if (s.op == kWhere) {
+    const int64_t* C = I(0);
+    if (s.kind == kF) {
+      const float *A = F(1), *B = F(2);
+      for (int64_t i = 0; i < n; ++i) fo[i] = C[i] ? A[i] : B[i];
+    } else {
+      const int64_t *A = I(1), *B = I(2);
+      for (int64_t i = 0; i < n; ++i) io[i] = C[i] ? A[i] : B[i];
+    }
+    return;
+  }
+  if (s.op == kClip) {
+    if (s.kind == kF) {
+      const float *X = F(0), *L = F(1), *H = F(2);
+      for (int64_t i = 0; i < n; ++i) fo[i] = std::min(std::max(X[i], L[i]), H[i]);
+    } else {
+      const int64_t *X = I(0), *L = I(1), *H = I(2);
+      for (int64_t i = 0; i < n; ++i) io[i] = std::min(std::max(X[i], L[i]), H[i]);
+    }
+    return;
+  }
+  if (s.kind == kF) {
+    switch (s.op) {
+      case kAdd: BIN_F(a + b);
+      case kSub: BIN_F(a - b);
+      case kMul: BIN_F(a * b);
+      case kDiv: BIN_F(a / b);
+      case kMod:
+        if (s.flag) {
+          BIN_F(std::fmod(a, b));
+        }
+        BIN_F(a - std::floor(a / b) * b);
+      case kPRelu: BIN_F(a < 0.0f ? a * b : a);
+      case kMax: BIN_F(std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::max(a, b));
+      case kMin: BIN_F(std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::min(a, b));
+      default: break;
+    }
+    return;
+  }
+  constexpr int64_t kMinI = std::numeric_limits<int64_t>::min();
+  switch (s.op) {
+    case kAdd: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)));
+    case kSub: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)));
+    case kMul: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)));
+    case kDiv: BIN_I(b == 0 ? 0 : (a == kMinI && b == -1) ? a : a / b);  // C truncation, as onnxruntime
+    case kMod:
+      if (s.flag) {
+        BIN_I(b == 0 || b == -1 ? 0 : a % b);
+      }
+      BIN_I(b == 0 || b == -1 ? 0 : ((a % b) != 0 && ((a % b) < 0) != (b < 0)) ? a % b + b : a % b);
+    case kMax: BIN_I(std::max(a, b));
+    case kMin: BIN_I(std::min(a, b));
+    case kAnd: BIN_I((a != 0) & (b != 0));
+    case kOr: BIN_I((a != 0) | (b != 0));
+    case kXor: BIN_I((a != 0) ^ (b != 0));
+    default: break;
+  }
+#undef BIN_F
+#undef BIN_I
+#undef CMP
+#undef BIN_I_FROM_F
+}
+
+class ElementwiseKernel final : public Kernel {
+ public:
+  ElementwiseKernel(std::vector<TensorDesc> inputs, TensorDesc output, std::vector<Step> steps)
+      : inputs_(std::move(inputs)), output_(std::move(output)), steps_(std::move(steps)) {
+    std::vector<std::vector<int64_t>> dims;
+    for (const auto& in : inputs_) dims.push_back(in.dims);
+    plan_ = plan_broadcast(output_.dims, dims);
+    numel_ = output_.numel();
+    inner_ = plan_.inner();
+    chunks_per_row_ = inner_ == 0 ? 0 : (inner_ + kBlock - 1) / kBlock;
+    units_ = numel_ == 0 ? 0 : plan_.rows() * chunks_per_row_;
+    slots_ = inputs_.size() + steps_.size();
+  }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    if (units_ == 0) return;
+    void* out = outputs[0];
+    int64_t block = std::min(inner_, kBlock);
+    int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(block, 1));  // ~32K elements per chunk
+    parallel_for(units_, grain, [&](int64_t u0, int64_t u1) {
+      auto* memory = reinterpret_cast<int64_t*>(scratch_floats(0, slots_ * kBlock * 2));
+      auto slot_mem = [&](size_t k) -> void* { return memory + k * kBlock; };
+      for (int64_t u = u0; u < u1; ++u) {
+        int64_t row = u / chunks_per_row_, j0 = (u % chunks_per_row_) * kBlock;
+        int64_t n = std::min(kBlock, inner_ - j0);
+        for (size_t k = 0; k < inputs_.size(); ++k) {
+          int64_t stride = plan_.strides[k].back();
+          int64_t offset = plan_.row_offset(k, row) + j0 * stride;
+          if (kind_of(inputs_[k].dtype) == kF) {
+            load_float(inputs_[k].dtype, inputs[k], offset, stride, n, static_cast<float*>(slot_mem(k)));
+          } else {
+            load_int(inputs_[k].dtype, inputs[k], offset, stride, n, static_cast<int64_t*>(slot_mem(k)));
+          }
+        }
+        for (size_t t = 0; t < steps_.size(); ++t) {
+          size_t self = inputs_.size() + t;
+          exec_step(steps_[t], n, [&](int k) { return slot_mem(k < 0 ? self : static_cast<size_t>(k)); });
+        }
+        const void* result = slot_mem(slots_ - 1);
+        int64_t out_offset = row * inner_ + j0;
+        if (steps_.back().kind == kF) {
+          store_float(output_.dtype, static_cast<const float*>(result), n, out, out_offset);
+        } else {
+          store_int(output_.dtype, static_cast<const int64_t*>(result), n, out, out_offset);
+        }
+      }
+    });
+  }
+
+ private:
+  std::vector<TensorDesc> inputs_;
+  TensorDesc output_;
+  std::vector<Step> steps_;
+  BroadcastPlan plan_;
+  int64_t numel_ = 0, inner_ = 0, chunks_per_row_ = 0, units_ = 0;
+  size_t slots_ = 0;
+};
+
+// Appends the steps of one op (variadic Max/Min become binary chains) reading `ins` (slot numbers).
+bool add_op_steps(const std::string& op_name, const Attrs* attrs, std::vector<int> ins, std::vector<Kind>* kinds,
+                  int first_step_slot, std::vector<Step>* steps, std::string* why) {
+  auto it = op_table().find(op_name);
+  if (it == op_table().end()) {
+    *why = "op '" + op_name + "' is not an elementwise op this runtime supports";
+    return false;
+  }
+  Op op = it->second;
+  int want = arity(op);
+  if (op == kMax || op == kMin) {
+    if (ins.empty()) {
+      *why = op_name + " needs at least one input";
+      return false;
+    }
+    if (ins.size() == 1) {
+      op = kIdentity;
+      want = 1;
+    }
+  } else if (static_cast<int>(ins.size()) != want) {
+    *why = op_name + " takes " + std::to_string(want) + " inputs, got " + std::to_string(ins.size());
+    return false;
+  }
+  size_t parts = (op == kMax || op == kMin) ? ins.size() - 1 : 1;
+  int prev = ins[0];
+  for (size_t p = 0; p < parts; ++p) {
+    Step s;
+    s.op = op;
+    s.nin = want;
+    if (parts > 1 || op == kMax || op == kMin) {
+      s.in[0] = prev;
+      s.in[1] = ins[p + 1];
+    } else {
+      for (int k = 0; k < want; ++k) s.in[k] = ins[static_cast<size_t>(k)];
+    }
+    for (int k = 0; k < want; ++k) s.in_kind[k] = (*kinds)[static_cast<size_t>(s.in[k])];
+    if (!set_params(&s, attrs, why) || !type_step(&s, op_name, why)) return false;
+    steps->push_back(s);
+    prev = first_step_slot + static_cast<int>(steps->size()) - 1;
+    kinds->push_back(s.kind);
+  }
+  return true;
+}
+
+bool check_output(const NodeSpec& spec, Kind kind, std::string* error) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) shapes.push_back(spec.inputs[i].dims);
+  std::vector<int64_t> out;
+  if (!broadcast_shapes(shapes, &out)) {
+    std::string s;
+    for (const auto& d : shapes) s += dims_str(d) + " ";
+    return fail_spec(spec, error, "input shapes " + s + "do not broadcast");
+  }
+  if (spec.outputs.empty() || spec.outputs[0].dims != out)
+    return fail_spec(spec, error, "output shape " + (spec.outputs.empty() ? std::string("(none)") : dims_str(spec.outputs[0].dims)) +
+                                      " is not the broadcast shape " + dims_str(out));
+  aclDataType od = spec.outputs[0].dtype;
+  if (!is_float_dtype(od) && !is_int_dtype(od))
+    return fail_spec(spec, error, std::string("output dtype ") + dtype_name(od) + " is not supported");
+  if ((kind == kF) != is_float_dtype(od))
+    return fail_spec(spec, error, std::string("output dtype ") + dtype_name(od) + " does not match the computed kind");
+  return true;
+}
+
+bool check_inputs(const NodeSpec& spec, std::string* error) {
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (i < spec.present.size() && !spec.present[i]) continue;
+    aclDataType d = spec.inputs[i].dtype;
+    if (!is_float_dtype(d) && !is_int_dtype(d))
+      return fail_spec(spec, error, "input " + std::to_string(i) + " dtype " + dtype_name(d) + " is not supported");
+  }
+  return true;
+}
+
+std::unique_ptr<Kernel> make_single(const NodeSpec& spec, std::string* error) {
+  if (!check_inputs(spec, error)) return nullptr;
+  size_t count = spec.op_type == "Dropout" ? 1 : spec.inputs.size();
+  std::vector<TensorDesc> inputs;
+  std::vector<Kind> kinds;
+  std::vector<int> ins;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < spec.present.size() && !spec.present[i]) return refuse(spec, error, "input " + std::to_string(i) + " is absent");
+    inputs.push_back(spec.inputs[i]);
+    kinds.push_back(kind_of(spec.inputs[i].dtype));
+    ins.push_back(static_cast<int>(i));
+  }
+  std::vector<Step> steps;
+  std::string why;
+  if (!add_op_steps(spec.op_type, spec.attrs, ins, &kinds, static_cast<int>(count), &steps, &why))
+    return refuse(spec, error, why);
+  if (!check_output(spec, steps.back().kind, error)) return nullptr;
+  return std::make_unique<ElementwiseKernel>(std::move(inputs), spec.outputs[0], std::move(steps));
+}
+
+// Clip(x, min, max): absent bounds become constants (-inf/+inf, or the int64 limits) held by the kernel;
+// the bounds are scalars (a 1-element tensor of any rank).
+std::unique_ptr<Kernel> make_clip(const NodeSpec& spec, std::string* error) {
+  if (!check_inputs(spec, error)) return nullptr;
+  if (spec.inputs.empty() || (!spec.present.empty() && !spec.present[0])) return refuse(spec, error, "input 0 is absent");
+  Kind kind = kind_of(spec.inputs[0].dtype);
+  std::vector<TensorDesc> inputs = {spec.inputs[0], {}, {}};
+  std::vector<bool> given(3, false);
+  for (size_t b = 1; b < 3; ++b) {
+    given[b] = b < spec.inputs.size() && (b >= spec.present.size() || spec.present[b]);
+    if (given[b]) {
+      if (spec.inputs[b].numel() != 1)
+        return refuse(spec, error, "min/max must be scalars, got shape " + dims_str(spec.inputs[b].dims));
+      if (kind_of(spec.inputs[b].dtype) != kind) return refuse(spec, error, "min/max dtype differs from the input's");
+      inputs[b].dtype = spec.inputs[b].dtype;
+    } else {
+      inputs[b].dtype = kind == kF ? ACL_FLOAT : ACL_INT64;
+    }
+  }
+  std::vector<Kind> kinds = {kind, kind, kind};
+  std::vector<Step> steps;
+  std::string why;
+  if (!add_op_steps("Clip", spec.attrs, {0, 1, 2}, &kinds, 3, &steps, &why)) return refuse(spec, error, why);
+  NodeSpec unary = spec;
+  unary.inputs = {spec.inputs[0]};
+  unary.present = {true};
+  if (!check_output(unary, kind, error)) return nullptr;
+  auto kernel = std::make_shared<ElementwiseKernel>(inputs, spec.outputs[0], std::move(steps));
+  static const float kLow = -std::numeric_limits<float>::infinity(), kHigh = std::numeric_limits<float>::infinity();
+  static const int64_t kLowI = std::numeric_limits<int64_t>::min(), kHighI = std::numeric_limits<int64_t>::max();
+  const void* low = kind == kF ? static_cast<const void*>(&kLow) : &kLowI;
+  const void* high = kind == kF ? static_cast<const void*>(&kHigh) : &kHighI;
+  bool has_low = given[1], has_high = given[2];
+  return make_lambda_kernel([kernel, low, high, has_low, has_high](const void* const* in, void* const* out) {
+    const void* args[3] = {in[0], has_low ? in[1] : low, has_high ? in[2] : high};
+    kernel->run(args, out);
+  });
+}
+
+std::unique_ptr<Kernel> make_fused(const NodeSpec& spec, std::string* error) {
+  if (!check_inputs(spec, error)) return nullptr;
+  const AttrValue* program = spec.attrs != nullptr ? spec.attrs->find("program") : nullptr;
+  if (program == nullptr || program->type != AttrValue::Type::Dicts || program->dicts.empty())
+    return refuse(spec, error, "attribute 'program' is missing or empty");
+  std::vector<TensorDesc> inputs = spec.inputs;
+  std::vector<Kind> kinds;
+  for (const auto& in : inputs) kinds.push_back(kind_of(in.dtype));
+  int n_in = static_cast<int>(inputs.size());
+  // Step slots: slot numbers in the program are node inputs then step results; a variadic step may
+  // expand to several kernel steps, so program slots map to kernel slots.
+  std::vector<int> slot_map;
+  for (int i = 0; i < n_in; ++i) slot_map.push_back(i);
+  std::vector<Step> steps;
+  for (size_t t = 0; t < program->dicts.size(); ++t) {
+    const Attrs& step = *program->dicts[t];
+    std::string op = step.get_string("op", "");
+    std::vector<int> ins;
+    for (int64_t v : step.get_ints("inputs")) {
+      if (v < 0 || v >= static_cast<int64_t>(slot_map.size()))
+        return refuse(spec, error, "program step " + std::to_string(t) + ": input " + std::to_string(v) + " is out of range");
+      ins.push_back(slot_map[static_cast<size_t>(v)]);
+    }
+    const Attrs* step_attrs = nullptr;
+    if (const AttrValue* a = step.find("attrs"); a != nullptr && a->type == AttrValue::Type::Dicts && !a->dicts.empty())
+      step_attrs = a->dicts[0].get();
+    std::string why;
+    if (!add_op_steps(op, step_attrs, ins, &kinds, n_in, &steps, &why))
+      return refuse(spec, error, "program step " + std::to_string(t) + ": " + why);
+    slot_map.push_back(n_in + static_cast<int>(steps.size()) - 1);
+  }
+  if (!check_output(spec, steps.back().kind, error)) return nullptr;
+  return std::make_unique<ElementwiseKernel>(std::move(inputs), spec.outputs[0], std::move(steps));
+}
+
+// Identity/Dropout: a copy unless the output is the input (a view).
+std::unique_ptr<Kernel> make_copy(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs one input and one output");
+  if (spec.inputs[0].dtype != spec.outputs[0].dtype || spec.inputs[0].numel() != spec.outputs[0].numel())
+    return refuse(spec, error, "output differs from the input in dtype or size");
+  size_t bytes = spec.outputs[0].nbytes();
+  bool mask = spec.op_type == "Dropout" && spec.outputs.size() > 1;
+  int64_t mask_n = mask ? spec.outputs[1].numel() : 0;
+  return make_lambda_kernel([bytes, mask, mask_n](const void* const* in, void* const* out) {
+    if (out[0] != in[0] && bytes > 0) std::memmove(out[0], in[0], bytes);
+    if (mask && out[1] != nullptr) std::memset(out[1], 1, static_cast<size_t>(mask_n));  // inference: keep all
+  });
+}
+
+}  // namespace
+
+bool parse_activation(const NodeSpec& spec, Activation* out, std::string* error) {
+  *out = Activation{};
+  if (spec.attrs == nullptr || !spec.attrs->has("activation")) return true;
+  std::string name = spec.attrs->get_string("activation", "");
+  static const std::map<std::string, Op> allowed = {
+      {"Relu", kRelu}, {"Clip", kClip}, {"Sigmoid", kSigmoid}, {"Tanh", kTanh}, {"Gelu", kGelu}, {"Silu", kSilu},
+      {"HardSwish", kHardSwish}, {"HardSigmoid", kHardSigmoid}, {"LeakyRelu", kLeakyRelu}, {"Elu", kElu}};
+  auto it = allowed.find(name);
+  if (it == allowed.end())
+    return fail_spec(spec, error, "activation='" + name + "' is not supported (supported: Relu, Clip, Sigmoid, Tanh, Gelu, Silu, HardSwish, HardSigmoid, LeakyRelu, Elu)");
+  out->op = it->second;
+  double da = 0, db = 0;
+  switch (out->op) {
+    case kClip: da = -INFINITY; db = INFINITY; break;
+    case kHardSigmoid: da = 0.2; db = 0.5; break;
+    case kLeakyRelu: da = 0.01; break;
+    case kElu: da = 1.0; break;
+    default: break;
+  }
+  out->alpha = static_cast<float>(spec.attrs->get_float("activation_alpha", da));
+  out->beta = static_cast<float>(spec.attrs->get_float("activation_beta", db));
+  return true;
+}
+
+void apply_activation(const Activation& act, float* data, int64_t n) {
+  if (act.op < 0) return;
+  Step s;
+  s.op = static_cast<Op>(act.op);
+  s.alpha = act.alpha;
+  s.beta = act.beta;
+  unary_float(s, data, data, n);
+}
+
+ASCENDSIM_KERNEL(Sqrt, "", make_single);
+ASCENDSIM_KERNEL(Exp, "", make_single);
+ASCENDSIM_KERNEL(Log, "", make_single);
+ASCENDSIM_KERNEL(Abs, "", make_single);
+ASCENDSIM_KERNEL(Neg, "", make_single);
+ASCENDSIM_KERNEL(Reciprocal, "", make_single);
+ASCENDSIM_KERNEL(Floor, "", make_single);
+ASCENDSIM_KERNEL(Ceil, "", make_single);
+ASCENDSIM_KERNEL(Relu, "", make_single);
+ASCENDSIM_KERNEL(Sigmoid, "", make_single);
+ASCENDSIM_KERNEL(Tanh, "", make_single);
+ASCENDSIM_KERNEL(HardSigmoid, "", make_single);
+ASCENDSIM_KERNEL(Erf, "", make_single);
+ASCENDSIM_KERNEL(Softplus, "", make_single);
+ASCENDSIM_KERNEL(Elu, "", make_single);
+ASCENDSIM_KERNEL(Selu, "", make_single);
+ASCENDSIM_KERNEL(LeakyRelu, "", make_single);
+ASCENDSIM_KERNEL(Sign, "", make_single);
+ASCENDSIM_KERNEL(Round, "", make_single);
+ASCENDSIM_KERNEL(Sin, "", make_single);
+ASCENDSIM_KERNEL(Cos, "", make_single);
+ASCENDSIM_KERNEL(Softsign, "", make_single);
+ASCENDSIM_KERNEL(Not, "", make_single);
+ASCENDSIM_KERNEL(HardSwish, "", make_single);
+ASCENDSIM_KERNEL(Gelu, "", make_single);
+ASCENDSIM_KERNEL(Cast, "", make_single);
+ASCENDSIM_KERNEL(Add, "", make_single);
+ASCENDSIM_KERNEL(Sub, "", make_single);
+ASCENDSIM_KERNEL(Mul, "", make_single);
+ASCENDSIM_KERNEL(Div, "", make_single);
+ASCENDSIM_KERNEL(Pow, "", make_single);
+ASCENDSIM_KERNEL(Mod, "", make_single);
+ASCENDSIM_KERNEL(And, "", make_single);
+ASCENDSIM_KERNEL(Or, "", make_single);
+ASCENDSIM_KERNEL(Xor, "", make_single);
+ASCENDSIM_KERNEL(PRelu, "", make_single);
+ASCENDSIM_KERNEL(Max, "", make_single);
+ASCENDSIM_KERNEL(Min, "", make_single);
+ASCENDSIM_KERNEL(Equal, "", make_single);
+ASCENDSIM_KERNEL(Greater, "", make_single);
+ASCENDSIM_KERNEL(Less, "", make_single);
+ASCENDSIM_KERNEL(GreaterOrEqual, "", make_single);
+ASCENDSIM_KERNEL(LessOrEqual, "", make_single);
+ASCENDSIM_KERNEL(Where, "", make_single);
+ASCENDSIM_KERNEL(Clip, "", make_clip);
+ASCENDSIM_KERNEL(FusedElementwise, "ascendsim", make_fused);
+ASCENDSIM_KERNEL(Identity, "", make_copy);
+ASCENDSIM_KERNEL(Dropout, "", make_copy);
+
+}  // namespace ascendsim::kernels

@@ -1,0 +1,146 @@
+// Helpers shared by the kernel files: float16 conversion, dtype names and loads/stores, numpy broadcasting
+// plans, per-thread scratch memory, the fused epilogue activation and the node-flag wrapper that rounds
+// outputs to float16 values (ROUND_OUTPUTS_FP16, docs/om-format.md §4.4; today applied by the executor).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.h"
+
+namespace ascendsim::kernels {
+
+// ---- float16 (IEEE binary16), round to nearest even, overflow to inf --------------------------------
+inline float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    float f = static_cast<float>(mant) * (1.0f / 16777216.0f);  // subnormal: mant * 2^-24
+    return sign ? -f : f;
+  }
+  if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
+  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520 rounds to inf
+  if (a < 0x38800000u) {                                                 // below 2^-14: subnormal or zero
+    float v;
+    std::memcpy(&v, &a, 4);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(v * 16777216.0f)));
+  }
+  a += 0xfffu + ((a >> 13) & 1u);
+  return static_cast<uint16_t>(sign | ((a - 0x38000000u) >> 13));
+}
+
+inline float round_fp16(float f) { return half_to_float(float_to_half(f)); }
+void round_fp16_inplace(float* data, int64_t n);
+
+// ---- dtypes -----------------------------------------------------------------------------------------
+const char* dtype_name(aclDataType dtype);
+inline bool is_float_dtype(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_DOUBLE; }
+inline bool is_int_dtype(aclDataType d) {
+  return d == ACL_INT8 || d == ACL_UINT8 || d == ACL_INT16 || d == ACL_UINT16 || d == ACL_INT32 ||
+         d == ACL_UINT32 || d == ACL_INT64 || d == ACL_UINT64 || d == ACL_BOOL;
+}
+// Converts n elements of `dtype` at element offset `offset` with element stride `stride` (0 broadcasts).
+void load_float(aclDataType dtype, const void* base, int64_t offset, int64_t stride, int64_t n, float* dst);
+void load_int(aclDataType dtype, const void* base, int64_t offset, int64_t stride, int64_t n, int64_t* dst);
+void store_float(aclDataType dtype, const float* src, int64_t n, void* base, int64_t offset);
+void store_int(aclDataType dtype, const int64_t* src, int64_t n, void* base, int64_t offset);
+// Reads element i of an integer tensor (index and shape inputs).
+int64_t read_index(aclDataType dtype, const void* base, int64_t i);
+
+// ---- shapes -----------------------------------------------------------------------------------------
+std::string dims_str(const std::vector<int64_t>& dims);
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims);
+int64_t product(const std::vector<int64_t>& dims, size_t begin = 0, size_t end = SIZE_MAX);
+// Normalizes a possibly negative axis; false when out of [-rank, rank).
+bool norm_axis(int64_t axis, int64_t rank, int64_t* out);
+
+// Inputs broadcast to `out_dims`, with dims of size 1 dropped and adjacent dims merged while every input
+// stays linear over them. The last dim is the inner loop; `strides[k][d]` is input k's element stride
+// along collapsed dim d (0 = broadcast).
+struct BroadcastPlan {
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides;
+  int64_t inner() const { return dims.empty() ? 1 : dims.back(); }
+  int64_t rows() const { return dims.empty() ? 1 : product(dims, 0, dims.size() - 1); }
+  // Element offset of input k at the start of `row`.
+  int64_t row_offset(size_t k, int64_t row) const;
+};
+bool broadcast_shapes(const std::vector<std::vector<int64_t>>& shapes, std::vector<int64_t>* out);
+BroadcastPlan plan_broadcast(const std::vector<int64_t>& out_dims, const std::vector<std::vector<int64_t>>& in_dims);
+
+// ---- scratch ----------------------------------------------------------------------------------------
+// Per-thread growable buffers (no allocation once warm); `slot` separates buffers used at the same time.
+float* scratch_floats(int slot, size_t count);
+
+// ---- the fused epilogue (Conv/Gemm/MatMul `activation`, `activation_alpha`, `activation_beta`) -----------
+struct Activation {
+  int op = -1;  // -1: none
+  float alpha = 0, beta = 0;
+};
+bool parse_activation(const NodeSpec& spec, Activation* out, std::string* error);
+void apply_activation(const Activation& act, float* data, int64_t n);
+
+// ---- factories --------------------------------------------------------------------------------------
+inline bool fail_spec(const NodeSpec& spec, std::string* error, const std::string& message) {
+  if (error != nullptr) *error = spec.op_type + " (node '" + spec.name + "'): " + message;
+  return false;
+}
+// For factories: records the message and returns null.
+inline std::nullptr_t refuse(const NodeSpec& spec, std::string* error, const std::string& message) {
+  fail_spec(spec, error, message);
+  return nullptr;
+}
+std::unique_ptr<Kernel> apply_node_flags(const NodeSpec& spec, std::unique_ptr<Kernel> kernel);
+
+template <KernelFactory F>
+std::unique_ptr<Kernel> with_flags(const NodeSpec& spec, std::string* error) {
+  auto kernel = F(spec, error);
+  return kernel ? apply_node_flags(spec, std::move(kernel)) : nullptr;
+}
+
+// A kernel from a lambda (for simple ops whose state is captured).
+template <class Fn>
+class LambdaKernel final : public Kernel {
+ public:
+  explicit LambdaKernel(Fn fn) : fn_(std::move(fn)) {}
+  void run(const void* const* inputs, void* const* outputs) override { fn_(inputs, outputs); }
+
+ private:
+  Fn fn_;
+};
+template <class Fn>
+std::unique_ptr<Kernel> make_lambda_kernel(Fn fn) {
+  return std::make_unique<LambdaKernel<Fn>>(std::move(fn));
+}
+
+}  // namespace ascendsim::kernels
+
+// Registers a factory wrapped with the node-flag handling.
+#define ASCENDSIM_KERNEL(name, domain, factory) \
+  ASCENDSIM_REGISTER_KERNEL(name, domain, ::ascendsim::kernels::with_flags<factory>)
+
+namespace ascendsim::kernels {
+
+// Float view of a float input for the cube ops: FLOAT inputs are used in place unless they must be rounded
+// to float16 values (ROUND_INPUTS_FP16); FLOAT16 inputs are widened. Other buffers come from scratch `slot`.
+const float* float_input(const TensorDesc& desc, const void* data, bool round_fp16_values, int slot);
+
+}  // namespace ascendsim::kernels

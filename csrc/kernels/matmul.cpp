@@ -1,0 +1,229 @@
+// MatMul (numpy matmul: 1-D promotion, broadcast batch dims, optional fused bias and activation) and Gemm
+// (alpha, beta, transA, transB, broadcast C, fused activation) on OpenBLAS sgemm.
+//
+// Float16 storage is widened to float32 (scratch) and computed in float32; ROUND_INPUTS_FP16 rounds float32
+// inputs to float16 values first (cube-unit semantics: fp16 operands, fp32 accumulation). A MatMul whose
+// B has no batch dims and whose A is contiguous runs as one (batch*M) x K x N gemm; otherwise one gemm per
+// broadcast batch index. OpenBLAS threads each gemm itself (its thread count is set to the pool's size).
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "kernels/kernel_util.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+void init_blas_threads() {
+  static const bool done = [] {
+    scipy_openblas_set_num_threads(num_threads());
+    return true;
+  }();
+  (void)done;
+}
+
+bool float_dtype_ok(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16; }
+
+// Adds `bias` (broadcast to out_dims) to `out` in place.
+void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float* bias, const std::vector<int64_t>& bias_dims) {
+  BroadcastPlan plan = plan_broadcast(out_dims, {bias_dims});
+  int64_t rows = plan.rows(), inner = plan.inner(), stride = plan.strides[0].back();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* b = bias + plan.row_offset(0, r);
+    float* o = out + r * inner;
+    if (stride == 0) {
+      float v = b[0];
+      for (int64_t j = 0; j < inner; ++j) o[j] += v;
+    } else {
+      for (int64_t j = 0; j < inner; ++j) o[j] += b[j];
+    }
+  }
+}
+
+class MatMulKernel final : public Kernel {
+ public:
+  MatMulKernel(const NodeSpec& spec, Activation act) : a_(spec.inputs[0]), b_(spec.inputs[1]), out_(spec.outputs[0]), act_(act) {
+    round_ = (spec.flags & kRoundInputsFp16) != 0;
+    if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
+      has_bias_ = true;
+      bias_ = spec.inputs[2];
+    }
+    std::vector<int64_t> ad = a_.dims, bd = b_.dims;
+    if (ad.size() == 1) ad.insert(ad.begin(), 1);
+    if (bd.size() == 1) bd.push_back(1);
+    m_ = ad[ad.size() - 2];
+    k_ = ad.back();
+    n_ = bd.back();
+    std::vector<int64_t> abatch(ad.begin(), ad.end() - 2), bbatch(bd.begin(), bd.end() - 2);
+    broadcast_shapes({abatch, bbatch}, &batch_);
+    batches_ = product(batch_);
+    if (bbatch.empty() || product(bbatch) == 1) {
+      fold_ = abatch == batch_;  // A's batch is the output's: one tall gemm
+    }
+    plan_ = plan_broadcast(batch_, {abatch, bbatch});
+    full_out_ = batch_;
+    full_out_.push_back(m_);
+    full_out_.push_back(n_);
+  }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    const float* a = float_input(a_, inputs[0], round_, 1);
+    const float* b = float_input(b_, inputs[1], round_, 2);
+    int64_t total = out_.numel();
+    float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
+    if (total > 0) {
+      if (k_ == 0) {
+        std::fill(out, out + total, 0.0f);
+      } else if (fold_) {
+        gemm(a, b, out, batches_ * m_);
+      } else {
+        for (int64_t i = 0; i < batches_; ++i) {
+          int64_t ai = offset(0, i), bi = offset(1, i);
+          gemm(a + ai * m_ * k_, b + bi * k_ * n_, out + i * m_ * n_, m_);
+        }
+      }
+      if (has_bias_) {
+        const float* bias = float_input(bias_, inputs[2], false, 4);
+        add_broadcast(out, full_out_, bias, bias_.dims);
+      }
+      apply_activation(act_, out, total);
+    }
+    if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
+  }
+
+ private:
+  int64_t offset(size_t k, int64_t i) const {
+    int64_t rows = plan_.rows(), inner = plan_.inner();
+    (void)rows;
+    return plan_.row_offset(k, i / inner) + (i % inner) * plan_.strides[k].back();
+  }
+  void gemm(const float* a, const float* b, float* c, int64_t m) const {
+    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n_),
+                      static_cast<int>(k_), 1.0f, a, static_cast<int>(k_), b, static_cast<int>(n_), 0.0f, c,
+                      static_cast<int>(n_));
+  }
+
+  TensorDesc a_, b_, out_, bias_;
+  Activation act_;
+  bool round_ = false, has_bias_ = false, fold_ = false;
+  int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
+  std::vector<int64_t> batch_, full_out_;
+  BroadcastPlan plan_;
+};
+
+std::unique_ptr<Kernel> make_matmul(const NodeSpec& spec, std::string* error) {
+  init_blas_threads();
+  if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs A and B");
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (i < spec.present.size() && !spec.present[i]) continue;
+    if (!float_dtype_ok(spec.inputs[i].dtype))
+      return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT, FLOAT16)");
+  }
+  if (!float_dtype_ok(spec.outputs[0].dtype)) return refuse(spec, error, "output dtype is not FLOAT or FLOAT16");
+  const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
+  if (ad.empty() || bd.empty()) return refuse(spec, error, "inputs must not be scalars");
+  int64_t k1 = ad.back(), k2 = bd.size() == 1 ? bd[0] : bd[bd.size() - 2];
+  if (k1 != k2) return refuse(spec, error, "inner dimensions differ: " + dims_str(ad) + " x " + dims_str(bd));
+  std::vector<int64_t> abatch(ad.begin(), ad.end() - std::min<size_t>(2, ad.size()));
+  std::vector<int64_t> bbatch(bd.begin(), bd.end() - std::min<size_t>(2, bd.size()));
+  std::vector<int64_t> batch;
+  if (!broadcast_shapes({abatch, bbatch}, &batch)) return refuse(spec, error, "batch dims do not broadcast: " + dims_str(ad) + " x " + dims_str(bd));
+  std::vector<int64_t> out = batch;
+  if (ad.size() > 1) out.push_back(ad[ad.size() - 2]);
+  if (bd.size() > 1) out.push_back(bd.back());
+  if (out != spec.outputs[0].dims)
+    return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(out));
+  if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
+    std::vector<int64_t> full = batch, joined;
+    full.push_back(ad.size() > 1 ? ad[ad.size() - 2] : 1);
+    full.push_back(bd.size() > 1 ? bd.back() : 1);
+    std::vector<int64_t> bias = spec.inputs[2].dims;
+    if (!broadcast_shapes({bias, out}, &joined) || joined != out)
+      return refuse(spec, error, "fused bias " + dims_str(bias) + " does not broadcast to the output " + dims_str(out));
+  }
+  Activation act;
+  if (!parse_activation(spec, &act, error)) return nullptr;
+  return std::make_unique<MatMulKernel>(spec, act);
+}
+
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(const NodeSpec& spec, Activation act, int64_t m, int64_t n, int64_t k)
+      : a_(spec.inputs[0]), b_(spec.inputs[1]), out_(spec.outputs[0]), act_(act), m_(m), n_(n), k_(k) {
+    round_ = (spec.flags & kRoundInputsFp16) != 0;
+    alpha_ = static_cast<float>(spec.attrs ? spec.attrs->get_float("alpha", 1.0) : 1.0);
+    beta_ = static_cast<float>(spec.attrs ? spec.attrs->get_float("beta", 1.0) : 1.0);
+    ta_ = spec.attrs && spec.attrs->get_int("transA", 0) != 0;
+    tb_ = spec.attrs && spec.attrs->get_int("transB", 0) != 0;
+    if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
+      has_c_ = true;
+      c_ = spec.inputs[2];
+    }
+  }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    const float* a = float_input(a_, inputs[0], round_, 1);
+    const float* b = float_input(b_, inputs[1], round_, 2);
+    int64_t total = m_ * n_;
+    float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
+    float beta = 0.0f;
+    if (has_c_ && beta_ != 0.0f) {
+      const float* c = float_input(c_, inputs[2], false, 4);
+      std::fill(out, out + total, 0.0f);
+      add_broadcast(out, {m_, n_}, c, c_.dims);
+      if (beta_ != 1.0f)
+        for (int64_t i = 0; i < total; ++i) out[i] *= beta_;
+      beta = 1.0f;
+    }
+    if (k_ > 0) {
+      scipy_cblas_sgemm(CblasRowMajor, ta_ ? CblasTrans : CblasNoTrans, tb_ ? CblasTrans : CblasNoTrans,
+                        static_cast<int>(m_), static_cast<int>(n_), static_cast<int>(k_), alpha_, a,
+                        static_cast<int>(ta_ ? m_ : k_), b, static_cast<int>(tb_ ? k_ : n_), beta, out, static_cast<int>(n_));
+    } else if (beta == 0.0f) {
+      std::fill(out, out + total, 0.0f);
+    }
+    apply_activation(act_, out, total);
+    if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
+  }
+
+ private:
+  TensorDesc a_, b_, out_, c_;
+  Activation act_;
+  int64_t m_, n_, k_;
+  float alpha_ = 1, beta_ = 1;
+  bool ta_ = false, tb_ = false, round_ = false, has_c_ = false;
+};
+
+std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {
+  init_blas_threads();
+  if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs A and B");
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (i < spec.present.size() && !spec.present[i]) continue;
+    if (!float_dtype_ok(spec.inputs[i].dtype))
+      return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT, FLOAT16)");
+  }
+  if (!float_dtype_ok(spec.outputs[0].dtype)) return refuse(spec, error, "output dtype is not FLOAT or FLOAT16");
+  const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
+  if (ad.size() != 2 || bd.size() != 2) return refuse(spec, error, "A " + dims_str(ad) + " and B " + dims_str(bd) + " must be 2-D");
+  bool ta = spec.attrs && spec.attrs->get_int("transA", 0) != 0, tb = spec.attrs && spec.attrs->get_int("transB", 0) != 0;
+  int64_t m = ta ? ad[1] : ad[0], k = ta ? ad[0] : ad[1], k2 = tb ? bd[1] : bd[0], n = tb ? bd[0] : bd[1];
+  if (k != k2) return refuse(spec, error, "inner dimensions differ: A " + dims_str(ad) + ", B " + dims_str(bd));
+  if (spec.outputs[0].dims != std::vector<int64_t>{m, n})
+    return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str({m, n}));
+  if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
+    std::vector<int64_t> joined;
+    if (!broadcast_shapes({spec.inputs[2].dims, {m, n}}, &joined) || joined != std::vector<int64_t>{m, n})
+      return refuse(spec, error, "C " + dims_str(spec.inputs[2].dims) + " does not broadcast to " + dims_str({m, n}));
+  }
+  Activation act;
+  if (!parse_activation(spec, &act, error)) return nullptr;
+  return std::make_unique<GemmKernel>(spec, act, m, n, k);
+}
+
+}  // namespace
+
+ASCENDSIM_KERNEL(MatMul, "", make_matmul);
+ASCENDSIM_KERNEL(Gemm, "", make_gemm);
+
+}  // namespace ascendsim::kernels

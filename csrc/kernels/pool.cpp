@@ -1,0 +1,168 @@
+// MaxPool / AveragePool (1-D and 2-D NCHW: kernel_shape, strides, pads, dilations for MaxPool, ceil_mode,
+// count_include_pad, auto_pad) and GlobalAveragePool / GlobalMaxPool.
+//
+// Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
+// onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
+// counts the window clipped to the padded extent (input + end pad), otherwise only the input elements it
+// covers. The output shape is the one the compiler computed (ceil_mode included) and is checked here.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernel_util.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+struct PoolGeometry {
+  int64_t planes = 0, h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t ph = 0, pw = 0, ph_end = 0, pw_end = 0;
+  bool max = true, include_pad = false;
+};
+
+void pool_plane(const PoolGeometry& g, const float* x, float* y) {
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    int64_t hs = oh * g.sh - g.ph;
+    for (int64_t ow = 0; ow < g.ow; ++ow) {
+      int64_t ws = ow * g.sw - g.pw;
+      if (g.max) {
+        float m = -std::numeric_limits<float>::infinity();
+        for (int64_t i = 0; i < g.kh; ++i) {
+          int64_t ih = hs + i * g.dh;
+          if (ih < 0 || ih >= g.h) continue;
+          const float* row = x + ih * g.w;
+          for (int64_t j = 0; j < g.kw; ++j) {
+            int64_t iw = ws + j * g.dw;
+            if (iw >= 0 && iw < g.w) m = std::max(m, row[iw]);
+          }
+        }
+        y[oh * g.ow + ow] = m;
+      } else {
+        int64_t he = std::min(hs + g.kh, g.h + g.ph_end), we = std::min(ws + g.kw, g.w + g.pw_end);
+        int64_t padded = (he - hs) * (we - ws);
+        int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(he, g.h), w0 = std::max<int64_t>(ws, 0), w1 = std::min(we, g.w);
+        float sum = 0.0f;
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) sum += x[ih * g.w + iw];
+        int64_t count = g.include_pad ? padded : (h1 - h0) * (w1 - w0);
+        y[oh * g.ow + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
+      }
+    }
+  }
+}
+
+std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs an input and an output");
+  aclDataType d = spec.inputs[0].dtype;
+  if ((d != ACL_FLOAT && d != ACL_FLOAT16) || spec.outputs[0].dtype != d)
+    return refuse(spec, error, std::string("dtype ") + dtype_name(d) + " is not supported (FLOAT, FLOAT16)");
+  if (spec.outputs.size() > 1) return refuse(spec, error, "the Indices output is not supported");
+  const auto& xd = spec.inputs[0].dims;
+  if (xd.size() != 3 && xd.size() != 4) return refuse(spec, error, "only 1-D and 2-D pooling is supported, input " + dims_str(xd));
+  const Attrs empty;
+  const Attrs& a = spec.attrs ? *spec.attrs : empty;
+  size_t sp = xd.size() - 2;
+  auto kernel = a.get_ints("kernel_shape"), strides = a.get_ints("strides"), pads = a.get_ints("pads"), dil = a.get_ints("dilations");
+  if (kernel.size() != sp) return refuse(spec, error, "kernel_shape " + dims_str(kernel) + " does not match input rank");
+  if (strides.empty()) strides.assign(sp, 1);
+  if (dil.empty()) dil.assign(sp, 1);
+  if (pads.empty()) pads.assign(2 * sp, 0);
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) return refuse(spec, error, "strides/pads/dilations do not match the spatial rank");
+  std::string auto_pad = a.get_string("auto_pad", "NOTSET");
+  bool ceil_mode = a.get_int("ceil_mode", 0) != 0;
+  if (sp == 1) {
+    kernel.insert(kernel.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  int64_t sizes[2] = {sp == 1 ? 1 : xd[2], xd.back()};
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < 2; ++i) {
+      int64_t o = (sizes[i] + strides[i] - 1) / strides[i];
+      int64_t total = std::max<int64_t>(0, (o - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - sizes[i]);
+      int64_t small = total / 2, large = total - small;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[i + 2] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad == "VALID") {
+    pads.assign(4, 0);
+  } else if (auto_pad != "NOTSET") {
+    return refuse(spec, error, "auto_pad='" + auto_pad + "' is not supported");
+  }
+  PoolGeometry g;
+  g.max = spec.op_type == "MaxPool";
+  g.include_pad = a.get_int("count_include_pad", 0) != 0;
+  if (!g.max && (dil[0] != 1 || dil[1] != 1)) return refuse(spec, error, "dilations are not supported for AveragePool");
+  g.planes = xd[0] * xd[1];
+  g.h = sizes[0]; g.w = sizes[1];
+  g.kh = kernel[0]; g.kw = kernel[1]; g.sh = strides[0]; g.sw = strides[1]; g.dh = dil[0]; g.dw = dil[1];
+  g.ph = pads[0]; g.pw = pads[1]; g.ph_end = pads[2]; g.pw_end = pads[3];
+  int64_t out[2];
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t span = sizes[i] + pads[i] + pads[i + 2] - dil[i] * (kernel[i] - 1) - 1;
+    if (span < 0 || strides[i] < 1) return refuse(spec, error, "the window is larger than the padded input");
+    int64_t count = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
+    if (ceil_mode && (count - 1) * strides[i] >= sizes[i] + pads[i]) --count;
+    out[i] = count;
+  }
+  g.oh = out[0]; g.ow = out[1];
+  std::vector<int64_t> want = {xd[0], xd[1]};
+  if (sp == 2) want.push_back(g.oh);
+  want.push_back(g.ow);
+  if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
+  TensorDesc in = spec.inputs[0], od = spec.outputs[0];
+  return make_lambda_kernel([g, in, od](const void* const* inputs, void* const* outputs) {
+    const float* x = float_input(in, inputs[0], false, 1);
+    float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
+    parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) pool_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
+    });
+    if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
+  });
+}
+
+std::unique_ptr<Kernel> make_global_pool(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs an input and an output");
+  aclDataType d = spec.inputs[0].dtype;
+  if ((d != ACL_FLOAT && d != ACL_FLOAT16) || spec.outputs[0].dtype != d)
+    return refuse(spec, error, std::string("dtype ") + dtype_name(d) + " is not supported (FLOAT, FLOAT16)");
+  const auto& xd = spec.inputs[0].dims;
+  if (xd.size() < 3) return refuse(spec, error, "input rank must be >= 3");
+  std::vector<int64_t> want(xd.size(), 1);
+  want[0] = xd[0];
+  want[1] = xd[1];
+  if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
+  int64_t planes = xd[0] * xd[1], len = product(xd, 2);
+  bool max = spec.op_type == "GlobalMaxPool";
+  TensorDesc in = spec.inputs[0], od = spec.outputs[0];
+  return make_lambda_kernel([=](const void* const* inputs, void* const* outputs) {
+    const float* x = float_input(in, inputs[0], false, 1);
+    float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(planes));
+    parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* r = x + p * len;
+        if (max) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < len; ++i) m = std::max(m, r[i]);
+          y[p] = m;
+        } else {
+          float s = 0.0f;
+          for (int64_t i = 0; i < len; ++i) s += r[i];
+          y[p] = len > 0 ? s / static_cast<float>(len) : 0.0f;
+        }
+      }
+    });
+    if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, planes, outputs[0], 0);
+  });
+}
+
+}  // namespace
+
+ASCENDSIM_KERNEL(MaxPool, "", make_pool);
+ASCENDSIM_KERNEL(AveragePool, "", make_pool);
+ASCENDSIM_KERNEL(GlobalAveragePool, "", make_global_pool);
+ASCENDSIM_KERNEL(GlobalMaxPool, "", make_global_pool);
+
+}  // namespace ascendsim::kernels

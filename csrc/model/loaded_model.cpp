@@ -1,0 +1,432 @@
+// Loading a model follows GE DavinciModel's stages, each timed in the debug log (ASCEND_GLOBAL_LOG_LEVEL=0):
+//   1. model memory: the weights are copied into device memory (or the user's weight memory) and the
+//      feature-map arena is allocated (or the user's work memory is used): one arena of the largest plan's
+//      size, shared by the first instance of every plan, as GE shares it between gears;
+//   2. I/O nodes: the byte size each plan needs for each model input and output;
+//   3. nodes: for every node the kernel factory of its (op type, domain) builds the kernel from the node's
+//      static description; a node without kernel fails the load, naming the node;
+//   4. task sink: every node becomes one {func, context} entry of the plan's node array. The context holds
+//      the kernel and the node's input/output pointer arrays, already resolved to feature-map + offset and
+//      weights + offset; the pointers of model inputs and outputs are slots patched with the user's buffer
+//      addresses at each execution (zero copy). A VIEW node whose output coincides with its input is left
+//      out; a node flagged ROUND_OUTPUTS_FP16 gets a func that rounds its float outputs after the kernel.
+//
+// Execution of a plan is the pure-C loop of executor/sequential_executor.c over the node array, in node
+// order, which is the global task order of TASK_INFO. For a plan with several streams that serial order is
+// always correct (docs/om-format.md §6: events become no-ops), and on a CPU it is also the fast choice: the
+// kernels already use every core through the intra-op thread pool, so running streams on their own threads
+// would only oversubscribe the cores. The compiler's events are therefore not needed at run time.
+//
+// Concurrent executions: an instance (feature map, kernels, contexts) serves one execution at a time. The
+// first instance of each plan is built at load on the shared arena; an execution that finds it busy takes
+// a free extra instance of its plan or builds one with its own feature map (its own kernels too, because
+// kernels may keep scratch state). A model loaded in user memory never allocates: its executions are
+// serialised on the first instance.
+#include "model/loaded_model.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "runtime/device.h"
+
+namespace ascendsim::model {
+
+namespace {
+
+// Rounds float32 values to the nearest float16 value (round to nearest even, overflow to +-inf), kept in
+// float32 storage: what ROUND_OUTPUTS_FP16 asks after a node.
+inline float round_to_fp16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  const uint32_t a = u & 0x7FFFFFFFu;
+  if (a >= 0x7F800000u) return x;                      // inf, nan
+  if (a < 0x38800000u) {                               // below 2^-14: fp16 subnormals, steps of 2^-24
+    return std::nearbyint(x * 16777216.0f) * (1.0f / 16777216.0f);
+  }
+  u += 0xFFFu + ((u >> 13) & 1u);                      // round the mantissa to 10 bits, ties to even
+  u &= 0xFFFFE000u;
+  if ((u & 0x7FFFFFFFu) > 0x477FE000u) u = (u & 0x80000000u) | 0x7F800000u;  // above 65504: inf
+  float y;
+  std::memcpy(&y, &u, 4);
+  return y;
+}
+
+struct RoundOutput {
+  uint32_t output;  // index among the node's outputs
+  size_t count;     // float elements
+};
+
+struct NodeContext {
+  kernels::Kernel* kernel = nullptr;
+  const void* const* inputs = nullptr;
+  void* const* outputs = nullptr;
+  const RoundOutput* rounds = nullptr;
+  uint32_t round_count = 0;
+};
+
+extern "C" void ascendsim_run_kernel(void* context) {
+  auto* c = static_cast<NodeContext*>(context);
+  c->kernel->run(c->inputs, c->outputs);
+}
+
+extern "C" void ascendsim_run_kernel_round_outputs(void* context) {
+  auto* c = static_cast<NodeContext*>(context);
+  c->kernel->run(c->inputs, c->outputs);
+  for (uint32_t r = 0; r < c->round_count; ++r) {
+    float* p = static_cast<float*>(c->outputs[c->rounds[r].output]);
+    for (size_t i = 0, n = c->rounds[r].count; i < n; ++i) p[i] = round_to_fp16(p[i]);
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct TimingUser {
+  std::vector<std::atomic<uint64_t>>* ns;
+};
+
+extern "C" void ascendsim_add_node_time(void* user, size_t index, uint64_t start_ns, uint64_t end_ns) {
+  (*static_cast<TimingUser*>(user)->ns)[index].fetch_add(end_ns - start_ns, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+struct PlanInstance {
+  std::mutex busy;                  // extra instances only; the primaries use LoadedModel::primary_mutex_
+  Device* device = nullptr;
+  void* feature_map = nullptr;
+  bool owns_feature_map = false;
+  std::vector<std::unique_ptr<kernels::Kernel>> kernels;
+  std::vector<void*> slots;         // every node's input then output pointers, node after node
+  std::vector<NodeContext> contexts;
+  std::vector<RoundOutput> rounds;
+  std::vector<ascendsim_exec_node> nodes;
+  std::vector<uint32_t> plan_node;  // node array entry -> plan node id (timing report)
+  std::vector<std::vector<uint32_t>> input_slots;   // per model input: the slots holding its address
+  std::vector<std::vector<uint32_t>> output_slots;
+
+  ~PlanInstance() {
+    if (owns_feature_map && feature_map != nullptr) device->memory().release(feature_map, "aclmdlUnload");
+  }
+};
+
+LoadedModel::~LoadedModel() {
+  if (timing_) report_timing();
+  for (auto& plan : plans_) {
+    plan->extra.clear();
+    plan->primary.reset();
+  }
+  if (shared_work_ != nullptr && !user_memory_) device_->memory().release(shared_work_, "aclmdlUnload");
+  if (owns_weights_ && weights_ != nullptr) device_->memory().release(weights_, "aclmdlUnload");
+}
+
+aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const UserMemory* user, const char* api,
+                           std::shared_ptr<LoadedModel>* out) {
+  std::shared_ptr<LoadedModel> model(new LoadedModel());
+  model->device_ = device;
+  model->name_ = def->name;
+  DeviceMemory& memory = device->memory();
+  const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
+  model->timing_ = timing_env != nullptr && timing_env[0] == '1';
+
+  // Stage 1: model memory.
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t work_size = 0;
+  for (const PlanDef& plan : def->plans) work_size = std::max(work_size, plan.feature_map_size);
+  if (user != nullptr && user->weight != nullptr) {
+    model->weights_ = user->weight;
+  } else if (def->weight_size > 0) {
+    model->weights_ = memory.allocate(def->weight_size, 0, 0, api);
+    if (model->weights_ == nullptr) return ACL_ERROR_GE_MEMORY_ALLOCATION;
+    model->owns_weights_ = true;
+  }
+  if (def->weight_size > 0) std::memcpy(model->weights_, def->weights, def->weight_size);
+  def->weights = static_cast<const uint8_t*>(model->weights_);
+  if (user != nullptr && user->work != nullptr) {
+    model->shared_work_ = user->work;
+    model->user_memory_ = true;
+  } else if (work_size > 0) {
+    model->shared_work_ = memory.allocate(work_size, 0, 0, api);
+    if (model->shared_work_ == nullptr) return ACL_ERROR_GE_MEMORY_ALLOCATION;
+  }
+  log(kLogDebug, "GE", "%s: model '%s' stage model memory: weights %llu bytes, feature map %llu bytes, %.3f ms",
+      api, def->name.c_str(), static_cast<unsigned long long>(def->weight_size),
+      static_cast<unsigned long long>(work_size), ms_since(t0));
+
+  // Stage 2: I/O nodes.
+  t0 = std::chrono::steady_clock::now();
+  for (const PlanDef& plan_def : def->plans) {
+    auto plan = std::make_unique<PlanRuntime>();
+    plan->def = &plan_def;
+    for (uint32_t id : plan_def.input_ids) plan->input_sizes.push_back(id == kNone ? 0 : plan_def.tensors[id].size);
+    for (uint32_t id : plan_def.output_ids) {
+      plan->output_sizes.push_back(plan_def.tensors[id].size);
+      plan->output_dims.push_back(plan_def.tensors[id].dims);
+    }
+    model->plans_.push_back(std::move(plan));
+  }
+  log(kLogDebug, "GE", "%s: model '%s' stage I/O nodes: %zu inputs, %zu outputs, %.3f ms", api, def->name.c_str(),
+      def->inputs.size(), def->outputs.size(), ms_since(t0));
+
+  // Stages 3 and 4 for the first instance of every plan (build_instance logs them).
+  for (size_t i = 0; i < model->plans_.size(); ++i)
+    if (aclError ret = model->build_instance(i, model->shared_work_, false, api, &model->plans_[i]->primary))
+      return ret;
+
+  if (model->timing_) {
+    for (auto& plan : model->plans_) model->node_ns_.emplace_back(plan->primary->nodes.size());
+    model->runs_ = std::vector<std::atomic<uint64_t>>(model->plans_.size());
+  }
+  model->mutable_def_ = def;
+  model->def_ = std::move(def);
+  *out = std::move(model);
+  return ACL_SUCCESS;
+}
+
+aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_feature_map, const char* api,
+                                     std::unique_ptr<PlanInstance>* out) {
+  const PlanDef& p = *plans_[plan]->def;
+  auto inst = std::make_unique<PlanInstance>();
+  inst->device = device_;
+  inst->feature_map = feature_map;
+  inst->owns_feature_map = owns_feature_map;
+  inst->input_slots.resize(p.input_ids.size());
+  inst->output_slots.resize(p.output_ids.size());
+  auto* fm = static_cast<uint8_t*>(feature_map);
+  auto* weights = static_cast<uint8_t*>(weights_);
+  auto address = [&](uint32_t id) -> void* {
+    const TensorDef& t = p.tensors[id];
+    if (t.kind == TensorKind::FeatureMap) return fm + t.offset;
+    if (t.kind == TensorKind::Weight) return weights + t.offset;
+    return nullptr;  // Input / Output: patched at execution
+  };
+
+  // Stage 3: nodes (kernels).
+  auto t0 = std::chrono::steady_clock::now();
+  size_t slot_count = 0;
+  std::vector<bool> skipped(p.nodes.size(), false);
+  for (size_t n = 0; n < p.nodes.size(); ++n) {
+    const NodeDef& node = p.nodes[n];
+    if ((node.flags & kernels::kView) != 0 && !node.inputs.empty() && !node.outputs.empty() &&
+        node.inputs[0] != kNone) {
+      const TensorDef& in = p.tensors[node.inputs[0]];
+      const TensorDef& o = p.tensors[node.outputs[0]];
+      if (in.kind == TensorKind::FeatureMap && o.kind == TensorKind::FeatureMap && in.offset == o.offset) {
+        skipped[n] = true;  // nothing to compute: output 0 is input 0's bytes
+        inst->kernels.emplace_back();
+        continue;
+      }
+    }
+    kernels::KernelFactory factory = kernels::find_kernel(node.op_type, node.domain);
+    if (factory == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s%s%s): no kernel for "
+                  "op type '%s'%s%s in ascendsim", api, name_.c_str(), node.name.c_str(),
+                  node.domain.c_str(), node.domain.empty() ? "" : "::", node.op_type.c_str(), node.op_type.c_str(),
+                  node.domain.empty() ? "" : " of domain ", node.domain.c_str());
+    kernels::NodeSpec spec;
+    spec.name = node.name;
+    spec.op_type = node.op_type;
+    spec.domain = node.domain;
+    spec.attrs = &node.attrs;
+    spec.flags = node.flags;
+    for (uint32_t id : node.inputs) {
+      kernels::TensorDesc desc;
+      if (id != kNone) {
+        desc.dtype = p.tensors[id].dtype;
+        desc.dims = p.tensors[id].dims;
+      }
+      spec.inputs.push_back(std::move(desc));
+      spec.present.push_back(id != kNone);
+      spec.constant_data.push_back(id != kNone && p.tensors[id].kind == TensorKind::Weight ? address(id) : nullptr);
+    }
+    for (uint32_t id : node.outputs) spec.outputs.push_back({p.tensors[id].dtype, p.tensors[id].dims});
+    std::string why;
+    std::unique_ptr<kernels::Kernel> kernel = factory(spec, &why);
+    if (kernel == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
+                  "this node: %s", api, name_.c_str(), node.name.c_str(), node.op_type.c_str(),
+                  why.empty() ? "unsupported" : why.c_str());
+    inst->kernels.push_back(std::move(kernel));
+    slot_count += node.inputs.size() + node.outputs.size();
+  }
+  const double nodes_ms = ms_since(t0);
+
+  // Stage 4: task sink (the {func, context} array). Slots are sized first: contexts point into them.
+  t0 = std::chrono::steady_clock::now();
+  inst->slots.assign(slot_count, nullptr);
+  inst->contexts.reserve(p.nodes.size());
+  size_t round_total = 0;
+  for (size_t n = 0; n < p.nodes.size(); ++n)
+    if (!skipped[n] && (p.nodes[n].flags & kernels::kRoundOutputsFp16) != 0) round_total += p.nodes[n].outputs.size();
+  inst->rounds.reserve(round_total);
+  size_t slot = 0;
+  for (size_t n = 0; n < p.nodes.size(); ++n) {
+    if (skipped[n]) continue;
+    const NodeDef& node = p.nodes[n];
+    NodeContext ctx;
+    ctx.kernel = inst->kernels[n].get();
+    void** base = inst->slots.data() + slot;
+    for (uint32_t id : node.inputs) {
+      if (id != kNone) {
+        const TensorDef& t = p.tensors[id];
+        inst->slots[slot] = address(id);
+        if (t.kind == TensorKind::Input) inst->input_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+        if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+      }
+      ++slot;
+    }
+    void** outs = inst->slots.data() + slot;
+    ctx.inputs = base;
+    ctx.outputs = outs;
+    const bool round = (node.flags & kernels::kRoundOutputsFp16) != 0;
+    ctx.rounds = inst->rounds.data() + inst->rounds.size();
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDef& t = p.tensors[node.outputs[o]];
+      inst->slots[slot] = address(node.outputs[o]);
+      if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+      ++slot;
+      if (round && t.dtype == ACL_FLOAT && t.size > 0) {
+        inst->rounds.push_back({static_cast<uint32_t>(o), static_cast<size_t>(t.size / 4)});
+        ++ctx.round_count;
+      }
+    }
+    inst->contexts.push_back(ctx);
+    inst->plan_node.push_back(static_cast<uint32_t>(n));
+  }
+  inst->nodes.reserve(inst->contexts.size());
+  for (NodeContext& ctx : inst->contexts)
+    inst->nodes.push_back({ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs : ascendsim_run_kernel, &ctx});
+  log(kLogDebug, "GE", "%s: model '%s' plan %zu: stage nodes: %zu kernels, %.3f ms; stage task sink: %zu tasks, "
+      "%zu view nodes elided, %.3f ms", api, name_.c_str(), plan,
+      inst->contexts.size(), nodes_ms, inst->nodes.size(), p.nodes.size() - inst->nodes.size(), ms_since(t0));
+  *out = std::move(inst);
+  return ACL_SUCCESS;
+}
+
+aclError LoadedModel::select_plan(const void* gear_data, size_t gear_size, const char* api, size_t* plan) const {
+  const ModelDef& d = *def_;
+  if (d.dynamic_type == 0 || plans_.size() == 1) {
+    *plan = 0;
+    return ACL_SUCCESS;
+  }
+  // The gear values in the dtype the model describes for ascend_mbatch_shape_data (INT32 since format 1.1).
+  const IoDesc& io = d.inputs[d.dynamic_input_index];
+  const size_t item = io.dtype == ACL_INT64 || io.dtype == ACL_UINT64 ? 8 : 4;
+  const size_t n = d.gear_dim_count;
+  if (gear_data == nullptr || gear_size < n * item)
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: input %u (ascend_mbatch_shape_data): model expects %zu bytes, given "
+                "%zu", api, d.dynamic_input_index, n * item, gear_size);
+  int64_t values[16] = {};
+  for (size_t i = 0; i < n && i < 16; ++i) {
+    if (item == 8) {
+      std::memcpy(&values[i], static_cast<const uint8_t*>(gear_data) + 8 * i, 8);
+    } else {
+      int32_t v;
+      std::memcpy(&v, static_cast<const uint8_t*>(gear_data) + 4 * i, 4);
+      values[i] = v;
+    }
+  }
+  for (size_t p = 0; p < plans_.size(); ++p) {
+    const std::vector<int64_t>& gear = plans_[p]->def->gear_values;
+    if (gear.size() == n && std::equal(gear.begin(), gear.end(), values)) {
+      *plan = p;
+      return ACL_SUCCESS;
+    }
+  }
+  std::string got;
+  for (size_t i = 0; i < n && i < 16; ++i) got += (i ? "," : "") + std::to_string(values[i]);
+  return fail(ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "%s: model '%s': the gear [%s] in ascend_mbatch_shape_data is "
+              "not one of the model's gears (set it with aclmdlSetDynamicBatchSize / SetDynamicHWSize / "
+              "SetInputDynamicDims before executing)", api, name_.c_str(), got.c_str());
+}
+
+PlanInstance* LoadedModel::acquire(PlanRuntime& plan, const char* api, aclError* error) {
+  if (primary_mutex_.try_lock()) return plan.primary.get();
+  if (user_memory_) {  // the user's memory is the only memory: wait for the running execution
+    primary_mutex_.lock();
+    return plan.primary.get();
+  }
+  std::lock_guard<std::mutex> lock(plan.pool_mutex);
+  for (auto& inst : plan.extra)
+    if (inst->busy.try_lock()) return inst.get();
+  void* fm = nullptr;
+  if (plan.def->feature_map_size > 0) {
+    fm = device_->memory().allocate(plan.def->feature_map_size, 0, 0, api);
+    if (fm == nullptr) {
+      *error = ACL_ERROR_GE_MEMORY_ALLOCATION;
+      add_error_context("%s: model '%s': no device memory for the feature map of a concurrent execution", api,
+                        name_.c_str());
+      return nullptr;
+    }
+  }
+  size_t plan_index = 0;
+  for (size_t i = 0; i < plans_.size(); ++i)
+    if (plans_[i].get() == &plan) plan_index = i;
+  std::unique_ptr<PlanInstance> inst;
+  // On failure the half-built instance, which owns fm, releases it.
+  if ((*error = build_instance(plan_index, fm, true, api, &inst)) != ACL_SUCCESS) return nullptr;
+  inst->busy.lock();
+  plan.extra.push_back(std::move(inst));
+  return plan.extra.back().get();
+}
+
+void LoadedModel::release(PlanRuntime& plan, PlanInstance* instance) {
+  if (instance == plan.primary.get())
+    primary_mutex_.unlock();
+  else
+    instance->busy.unlock();
+}
+
+aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void* const* outputs, const char* api) {
+  PlanRuntime& plan = *plans_[plan_index];
+  aclError error = ACL_SUCCESS;
+  PlanInstance* inst = acquire(plan, api, &error);
+  if (inst == nullptr) return error;
+  void** slots = inst->slots.data();
+  for (size_t i = 0, n = inst->input_slots.size(); i < n; ++i)
+    for (uint32_t s : inst->input_slots[i]) slots[s] = const_cast<void*>(inputs[i]);
+  for (size_t i = 0, n = inst->output_slots.size(); i < n; ++i)
+    for (uint32_t s : inst->output_slots[i]) slots[s] = outputs[i];
+  if (!timing_) {
+    ascendsim_execute_nodes(inst->nodes.data(), inst->nodes.size());
+  } else {
+    TimingUser user{&node_ns_[plan_index]};
+    ascendsim_execute_nodes_subscribed(inst->nodes.data(), inst->nodes.size(), ascendsim_add_node_time, &user);
+    runs_[plan_index].fetch_add(1, std::memory_order_relaxed);
+  }
+  last_plan_.store(plan_index, std::memory_order_relaxed);
+  release(plan, inst);
+  return ACL_SUCCESS;
+}
+
+// ASCENDSIM_NODE_TIMING=1: at unload, the mean time of every node per execution, slowest first, on stderr.
+void LoadedModel::report_timing() const {
+  for (size_t p = 0; p < node_ns_.size() && p < plans_.size(); ++p) {
+    const uint64_t runs = runs_[p].load();
+    if (runs == 0 || !plans_[p]->primary) continue;
+    const PlanInstance& inst = *plans_[p]->primary;
+    std::vector<std::pair<uint64_t, size_t>> order;
+    uint64_t total = 0;
+    for (size_t i = 0; i < node_ns_[p].size(); ++i) {
+      order.emplace_back(node_ns_[p][i].load(), i);
+      total += order.back().first;
+    }
+    std::sort(order.rbegin(), order.rend());
+    std::fprintf(stderr, "[ascendsim] model '%s' plan %zu: %llu executions, %.3f ms per execution in %zu nodes\n",
+                 name_.c_str(), p, static_cast<unsigned long long>(runs), total / 1e6 / runs, order.size());
+    for (const auto& [ns, i] : order) {
+      const NodeDef& node = plans_[p]->def->nodes[inst.plan_node[i]];
+      std::fprintf(stderr, "  %10.3f us  %5.1f%%  %s (%s)\n", ns / 1e3 / runs, total ? 100.0 * ns / total : 0.0,
+                   node.name.c_str(), node.op_type.c_str());
+    }
+  }
+}
+
+}  // namespace ascendsim::model

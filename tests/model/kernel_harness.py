@@ -1,0 +1,100 @@
+"""Runs single kernels of libascendcl's registry through tests/c/kernel_driver.cpp, built once per source
+version from csrc/kernels/*.cpp (the kernels are not exported): numpy makes the inputs, the driver writes
+the outputs, the tests compare with numpy/onnxruntime."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = [ROOT / "csrc" / "core" / "json.cpp", *sorted((ROOT / "csrc" / "kernels").glob("*.cpp"))]
+DRIVER = ROOT / "tests" / "c" / "kernel_driver.cpp"
+ACL = {np.dtype("float32"): 0, np.dtype("float16"): 1, np.dtype("int8"): 2, np.dtype("int32"): 3,
+       np.dtype("uint8"): 4, np.dtype("int16"): 6, np.dtype("uint16"): 7, np.dtype("uint32"): 8,
+       np.dtype("int64"): 9, np.dtype("uint64"): 10, np.dtype("float64"): 11, np.dtype("bool"): 12}
+NUMPY = {v: k for k, v in ACL.items()}
+
+
+class Refused(Exception):
+    """The kernel factory refused the node; the message is the factory's."""
+
+
+def build_driver(cache: Path) -> Path:
+    import scipy_openblas32
+
+    digest = hashlib.sha256()
+    for path in [DRIVER, *SOURCES, *sorted((ROOT / "csrc" / "kernels").glob("*.h"))]:
+        digest.update(path.read_bytes())
+    program = cache / f"kernel_driver_{digest.hexdigest()[:16]}"
+    if program.exists():
+        return program
+    cache.mkdir(parents=True, exist_ok=True)
+    lib = scipy_openblas32.get_lib_dir()
+    command = ["g++", "-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror",
+               f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", f"-isystem{scipy_openblas32.get_include_dir()}",
+               str(DRIVER), *map(str, SOURCES), "-o", str(program) + ".tmp", f"-L{lib}", "-lscipy_openblas",
+               f"-Wl,-rpath,{lib}", "-lpthread"]
+    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, f"compile failed:\n{' '.join(command)}\n{built.stderr}"
+    Path(str(program) + ".tmp").rename(program)
+    return program
+
+
+def attr_json(value: Any) -> dict[str, Any]:  # noqa: PLR0911
+    if isinstance(value, bool | int | np.integer):
+        return {"t": "int", "v": int(value)}
+    if isinstance(value, float | np.floating):
+        return {"t": "float", "v": float(value)}
+    if isinstance(value, str):
+        return {"t": "string", "v": value}
+    if isinstance(value, np.ndarray):
+        return {"t": "tensor", "v": {"dtype": ACL[value.dtype], "dims": list(value.shape),
+                                     "bytes": list(value.tobytes())}}
+    if isinstance(value, dict):
+        return {"t": "dict", "v": {k: attr_json(v) for k, v in value.items()}}
+    items = list(value)
+    if items and all(isinstance(v, dict) for v in items):
+        return {"t": "dicts", "v": [{k: attr_json(v) for k, v in d.items()} for d in items]}
+    if all(isinstance(v, bool | int | np.integer) for v in items):
+        return {"t": "ints", "v": [int(v) for v in items]}
+    if all(isinstance(v, str) for v in items):
+        return {"t": "strings", "v": items}
+    return {"t": "floats", "v": [float(v) for v in items]}
+
+
+def run_kernel(driver: Path, work: Path, op: str, inputs: list[np.ndarray | None], outputs: list[tuple[Any, tuple]], *,
+               attrs: dict[str, Any] | None = None, domain: str = "", flags: int = 0,
+               inplace: tuple[int, int] | None = None, constant: tuple[int, ...] = ()) -> list[np.ndarray]:
+    """Runs `op` on `inputs`; `outputs` gives (dtype, shape) per output. Raises Refused."""
+    work.mkdir(parents=True, exist_ok=True)
+    case: dict[str, Any] = {"op": op, "domain": domain, "flags": flags,
+                            "attrs": {k: attr_json(v) for k, v in (attrs or {}).items() if v is not None},
+                            "inputs": [], "outputs": []}
+    for i, x in enumerate(inputs):
+        if x is None:
+            case["inputs"].append(None)
+            continue
+        array = x if x.flags.c_contiguous else np.ascontiguousarray(x)  # keeps 0-d arrays 0-d
+        path = work / f"in{i}.bin"
+        path.write_bytes(array.tobytes())
+        case["inputs"].append({"dtype": ACL[array.dtype], "dims": list(array.shape), "file": str(path),
+                               "constant": i in constant})
+    for k, (dtype, shape) in enumerate(outputs):
+        case["outputs"].append({"dtype": ACL[np.dtype(dtype)], "dims": list(shape), "file": str(work / f"out{k}.bin")})
+    if inplace is not None:
+        case["inplace"] = list(inplace)
+    (work / "case.json").write_text(json.dumps(case))
+    result = subprocess.run([str(driver), str(work / "case.json")], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    if result.stdout.startswith("REFUSED"):
+        raise Refused(result.stdout.strip())
+    assert result.stdout.strip() == "OK", result.stdout
+    return [np.fromfile(work / f"out{k}.bin", dtype=np.dtype(dtype)).reshape(shape)
+            for k, (dtype, shape) in enumerate(outputs)]

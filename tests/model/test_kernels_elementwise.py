@@ -1,0 +1,234 @@
+"""Elementwise kernels (csrc/kernels/elementwise.cpp) through the kernel driver: unary math and
+activations, broadcasting binary ops, comparisons/logic/Where, Clip, Cast, FusedElementwise (also in
+place), float16 storage and the factories' refusals. ROUND_OUTPUTS_FP16 is the executor's job."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kernel_harness import Refused, build_driver, run_kernel
+
+RNG = np.random.default_rng(7)
+ERF = np.vectorize(math.erf)
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
+
+
+def run(driver: Path, tmp_path: Path, op: str, inputs: list, out_dtype, out_shape, **kw) -> np.ndarray:  # noqa: PLR0917
+    return run_kernel(driver, tmp_path, op, inputs, [(out_dtype, out_shape)], **kw)[0]
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+UNARY = {
+    "Sqrt": (np.sqrt, "pos", {}), "Exp": (np.exp, "any", {}), "Log": (np.log, "pos", {}), "Abs": (np.abs, "any", {}),
+    "Neg": (np.negative, "any", {}), "Reciprocal": (np.reciprocal, "pos", {}), "Floor": (np.floor, "any", {}),
+    "Ceil": (np.ceil, "any", {}), "Relu": (lambda x: np.maximum(x, 0), "any", {}), "Sigmoid": (sigmoid, "any", {}),
+    "Tanh": (np.tanh, "any", {}), "Erf": (ERF, "any", {}), "Sign": (np.sign, "any", {}),
+    "Round": (np.round, "any", {}), "Sin": (np.sin, "any", {}), "Cos": (np.cos, "any", {}),
+    "Softsign": (lambda x: x / (1 + np.abs(x)), "any", {}), "Softplus": (lambda x: np.log1p(np.exp(x)), "any", {}),
+    "HardSigmoid": (lambda x: np.clip(0.3 * x + 0.4, 0, 1), "any", {"alpha": 0.3, "beta": 0.4}),
+    "HardSwish": (lambda x: x * np.clip(x / 6 + 0.5, 0, 1), "any", {}),
+    "Elu": (lambda x: np.where(x >= 0, x, 0.7 * (np.exp(x) - 1)), "any", {"alpha": 0.7}),
+    "Selu": (lambda x: np.where(x > 0, 1.0507009873554805 * x, 1.0507009873554805 * 1.6732632423543772 * (np.exp(x) - 1)),
+             "any", {}),
+    "LeakyRelu": (lambda x: np.where(x >= 0, x, 0.1 * x), "any", {"alpha": 0.1}),
+    "Gelu": (lambda x: 0.5 * x * (1 + ERF(x / np.sqrt(2))), "any", {}),
+}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_unary(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
+    fn, domain, attrs = UNARY[op]
+    x = RNG.standard_normal((3, 5, 67)).astype(np.float32) * 3
+    if domain == "pos":
+        x = np.abs(x) + 0.1
+    x = x.astype(dtype)
+    got = run(driver, tmp_path, op, [x], dtype, x.shape, attrs=attrs)
+    want = fn(x.astype(np.float64)).astype(dtype)
+    tol = 1e-5 if dtype == "float32" else 2e-3
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_gelu_tanh(driver: Path, tmp_path: Path) -> None:
+    x = RNG.standard_normal(1000).astype(np.float32)
+    got = run(driver, tmp_path, "Gelu", [x], np.float32, x.shape, attrs={"approximate": "tanh"})
+    want = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Max": np.maximum,
+          "Min": np.minimum, "Pow": np.power}
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@pytest.mark.parametrize("shapes", [((2, 3, 4, 5), (2, 3, 4, 5)), ((2, 3, 4, 5), (3, 1, 1)), ((4, 1), (1, 700)),
+                                    ((), (3, 2)), ((1, 3, 1), (2, 1, 5)), ((0, 3), (1, 3))])
+def test_binary_broadcast(driver: Path, tmp_path: Path, op: str, shapes: tuple) -> None:
+    a = RNG.uniform(0.5, 2, shapes[0]).astype(np.float32)
+    b = RNG.uniform(-2, 2, shapes[1]).astype(np.float32)
+    want = BINARY[op](a, b)
+    got = run(driver, tmp_path, op, [a, b], np.float32, want.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_variadic_max_min(driver: Path, tmp_path: Path) -> None:
+    xs = [RNG.standard_normal(s).astype(np.float32) for s in [(2, 3), (3,), (1, 1), (2, 1)]]
+    got = run(driver, tmp_path, "Max", xs, np.float32, (2, 3))
+    np.testing.assert_array_equal(got, np.maximum.reduce(np.broadcast_arrays(*xs)))
+    got = run(driver, tmp_path, "Min", xs[:1], np.float32, (2, 3))
+    np.testing.assert_array_equal(got, xs[0])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_arithmetic(driver: Path, tmp_path: Path, dtype: str) -> None:
+    a = RNG.integers(-50, 50, (4, 6)).astype(dtype)
+    b = RNG.integers(1, 9, (6,)).astype(dtype) * np.where(RNG.random(6) < 0.5, -1, 1).astype(dtype)
+    for op, want in [("Add", a + b), ("Sub", a - b), ("Mul", a * b), ("Div", np.trunc(a / b).astype(dtype)),
+                     ("Mod", np.mod(a, b)), ("Max", np.maximum(a, b)), ("Neg", -a), ("Abs", np.abs(a))]:
+        inputs = [a] if op in ("Neg", "Abs") else [a, b]
+        got = run(driver, tmp_path / op, op, inputs, dtype, want.shape)
+        np.testing.assert_array_equal(got, want, err_msg=op)
+    got = run(driver, tmp_path / "fmod", "Mod", [a, b], dtype, (4, 6), attrs={"fmod": 1})
+    np.testing.assert_array_equal(got, np.fmod(a, b))
+    zero = np.zeros(6, dtype)
+    run(driver, tmp_path / "zero", "Div", [a, zero], dtype, (4, 6))  # no crash on division by zero
+
+
+def test_float_mod_and_prelu(driver: Path, tmp_path: Path) -> None:
+    a = RNG.uniform(-5, 5, (3, 7)).astype(np.float32)
+    b = RNG.uniform(0.5, 2, (7,)).astype(np.float32)
+    np.testing.assert_allclose(run(driver, tmp_path, "Mod", [a, b], np.float32, a.shape, attrs={"fmod": 1}),
+                               np.fmod(a, b), rtol=1e-5, atol=1e-6)
+    slope = RNG.uniform(0, 1, (3, 1)).astype(np.float32)
+    np.testing.assert_allclose(run(driver, tmp_path, "PRelu", [a, slope], np.float32, a.shape),
+                               np.where(a < 0, a * slope, a), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_comparisons_and_where(driver: Path, tmp_path: Path, dtype: str) -> None:
+    a = RNG.integers(-3, 3, (4, 5)).astype(dtype)
+    b = RNG.integers(-3, 3, (5,)).astype(dtype)
+    for op, fn in [("Equal", np.equal), ("Greater", np.greater), ("Less", np.less),
+                   ("GreaterOrEqual", np.greater_equal), ("LessOrEqual", np.less_equal)]:
+        got = run(driver, tmp_path / op, op, [a, b], np.bool_, (4, 5))
+        np.testing.assert_array_equal(got, fn(a, b), err_msg=op)
+    cond = a > 0
+    got = run(driver, tmp_path / "w", "Where", [cond, a, b], dtype, (4, 5))
+    np.testing.assert_array_equal(got, np.where(cond, a, b))
+
+
+def test_logic(driver: Path, tmp_path: Path) -> None:
+    a, b = RNG.random((3, 4)) < 0.5, RNG.random((4,)) < 0.5
+    for op, fn in [("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)]:
+        np.testing.assert_array_equal(run(driver, tmp_path / op, op, [a, b], np.bool_, (3, 4)), fn(a, b))
+    np.testing.assert_array_equal(run(driver, tmp_path / "not", "Not", [a], np.bool_, (3, 4)), ~a)
+
+
+def test_clip(driver: Path, tmp_path: Path) -> None:
+    x = RNG.standard_normal((5, 9)).astype(np.float32) * 4
+    lo, hi = np.array(-1, np.float32), np.array([2.5], np.float32)
+    np.testing.assert_array_equal(run(driver, tmp_path / "a", "Clip", [x, lo, hi], np.float32, x.shape), np.clip(x, -1, 2.5))
+    np.testing.assert_array_equal(run(driver, tmp_path / "b", "Clip", [x, None, hi], np.float32, x.shape), np.minimum(x, 2.5))
+    np.testing.assert_array_equal(run(driver, tmp_path / "c", "Clip", [x, lo], np.float32, x.shape), np.maximum(x, -1))
+    np.testing.assert_array_equal(run(driver, tmp_path / "d", "Clip", [x], np.float32, x.shape), x)
+    xi = RNG.integers(-9, 9, 20).astype(np.int64)
+    np.testing.assert_array_equal(run(driver, tmp_path / "e", "Clip", [xi, None, np.array(3, np.int64)], np.int64, (20,)),
+                                  np.minimum(xi, 3))
+
+
+@pytest.mark.parametrize(("src", "dst"), [("float32", "int32"), ("float32", "float16"), ("float16", "float32"),
+                                          ("int64", "float32"), ("float32", "bool"), ("int64", "int32"),
+                                          ("bool", "float32"), ("int32", "int64"), ("float32", "uint8"),
+                                          ("int64", "int8"), ("float32", "int64")])
+def test_cast(driver: Path, tmp_path: Path, src: str, dst: str) -> None:
+    x = (RNG.standard_normal(300) * 50).astype(src) if src != "bool" else RNG.random(300) < 0.5
+    if dst == "uint8":
+        x = np.abs(x)
+    from kernel_harness import ACL
+    got = run(driver, tmp_path, "Cast", [x], dst, x.shape, attrs={"to": ACL[np.dtype(dst)]})
+    np.testing.assert_array_equal(got, x.astype(dst))
+
+
+PROGRAM = [{"op": "Mul", "inputs": [0, 1], "attrs": {}}, {"op": "Add", "inputs": [3, 2], "attrs": {}},
+           {"op": "Sigmoid", "inputs": [4], "attrs": {}}, {"op": "Mul", "inputs": [4, 5], "attrs": {}},
+           {"op": "LeakyRelu", "inputs": [6], "attrs": {"alpha": 0.2}}]
+
+
+def fused_reference(x: np.ndarray, s: np.ndarray, b: np.ndarray) -> np.ndarray:
+    t = x * s + b
+    t = t * sigmoid(t)
+    return np.where(t >= 0, t, 0.2 * t)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_fused_elementwise(driver: Path, tmp_path: Path, inplace: bool) -> None:
+    x = RNG.standard_normal((2, 8, 33, 35)).astype(np.float32)
+    s = RNG.standard_normal((8, 1, 1)).astype(np.float32)
+    b = RNG.standard_normal((1, 8, 1, 1)).astype(np.float32)
+    got = run(driver, tmp_path, "FusedElementwise", [x, s, b], np.float32, x.shape, domain="ascendsim",
+              attrs={"program": PROGRAM}, inplace=(0, 0) if inplace else None)
+    np.testing.assert_allclose(got, fused_reference(x, s, b), rtol=1e-5, atol=1e-6)
+
+
+def test_fused_mixed_kinds(driver: Path, tmp_path: Path) -> None:
+    """Greater -> Where -> Cast: bool and int64 slots inside one program."""
+    x = RNG.standard_normal((4, 50)).astype(np.float32)
+    y = RNG.integers(-5, 5, (50,)).astype(np.int64)
+    program = [{"op": "Cast", "inputs": [0], "attrs": {"to": 9}}, {"op": "Greater", "inputs": [2, 1], "attrs": {}},
+               {"op": "Where", "inputs": [3, 2, 1], "attrs": {}}, {"op": "Cast", "inputs": [4], "attrs": {"to": 0}}]
+    got = run(driver, tmp_path, "FusedElementwise", [x, y], np.float32, (4, 50), domain="ascendsim",
+              attrs={"program": program})
+    xi = x.astype(np.int64)
+    np.testing.assert_array_equal(got, np.where(xi > y, xi, y).astype(np.float32))
+
+
+def test_inplace_binary(driver: Path, tmp_path: Path) -> None:
+    a = RNG.standard_normal((3, 1000)).astype(np.float32)
+    b = RNG.standard_normal((1000,)).astype(np.float32)
+    got = run(driver, tmp_path, "Add", [a, b], np.float32, a.shape, inplace=(0, 0))
+    np.testing.assert_array_equal(got, a + b)
+
+
+def test_large_parallel(driver: Path, tmp_path: Path) -> None:
+    a = RNG.standard_normal((64, 3, 1031)).astype(np.float32)
+    b = RNG.standard_normal((64, 1, 1031)).astype(np.float32)
+    np.testing.assert_allclose(run(driver, tmp_path, "Mul", [a, b], np.float32, a.shape), a * b, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("op", "inputs", "attrs", "out", "message"), [
+    ("Sqrt", [np.ones(3, np.int64)], {}, ("int64", (3,)), "integer"),
+    ("Add", [np.ones(3, np.float32), np.ones(4, np.float32)], {}, ("float32", (4,)), "do not broadcast"),
+    ("Add", [np.ones(3, np.float32), np.ones(3, np.int64)], {}, ("float32", (3,)), "different kinds"),
+    ("Gelu", [np.ones(3, np.float32)], {"approximate": "fast"}, ("float32", (3,)), "approximate='fast'"),
+    ("Cast", [np.ones(3, np.float32)], {"to": 99}, ("float32", (3,)), "to=99"),
+    ("Add", [np.ones(3, np.float32), np.ones(3, np.float32)], {}, ("float32", (2,)), "output shape"),
+    ("Clip", [np.ones(3, np.float32), np.ones(2, np.float32)], {}, ("float32", (3,)), "scalars"),
+    ("And", [np.ones(3, np.float32), np.ones(3, np.float32)], {}, ("float32", (3,)), "bool"),
+])
+def test_refusals(driver: Path, tmp_path: Path, op: str, inputs: list, attrs: dict, out: tuple,  # noqa: PLR0917
+                  message: str) -> None:
+    with pytest.raises(Refused, match=message) as info:
+        run(driver, tmp_path, op, inputs, out[0], out[1], attrs=attrs)
+    assert op in str(info.value)
+
+
+def test_fused_refusals(driver: Path, tmp_path: Path) -> None:
+    x = np.ones(3, np.float32)
+    with pytest.raises(Refused, match="program"):
+        run(driver, tmp_path, "FusedElementwise", [x], np.float32, (3,), domain="ascendsim")
+    with pytest.raises(Refused, match="Conv"):
+        run(driver, tmp_path, "FusedElementwise", [x], np.float32, (3,), domain="ascendsim",
+            attrs={"program": [{"op": "Conv", "inputs": [0], "attrs": {}}]})
+    with pytest.raises(Refused, match="out of range"):
+        run(driver, tmp_path, "FusedElementwise", [x], np.float32, (3,), domain="ascendsim",
+            attrs={"program": [{"op": "Relu", "inputs": [5], "attrs": {}}]})

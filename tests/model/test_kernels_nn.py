@@ -1,0 +1,151 @@
+"""Pools, Softmax/LogSoftmax, Batch/Layer/Instance normalization, Reduce* and ArgMax/ArgMin kernels through
+the kernel driver, against onnxruntime (one-node models) with odd sizes, negative axes, ceil_mode, pads,
+count_include_pad, float16 storage and the factories' refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from kernel_harness import Refused, build_driver, run_kernel
+from onnx import helper
+
+RNG = np.random.default_rng(5)
+
+
+@pytest.fixture(scope="module")
+def driver() -> Path:
+    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
+
+
+def ort_run(op: str, inputs: list[np.ndarray], n_out: int = 1, opset: int = 18, **attrs) -> list[np.ndarray]:
+    names = [f"i{k}" for k in range(len(inputs))]
+    graph = helper.make_graph(
+        [helper.make_node(op, names, [f"o{k}" for k in range(n_out)], **attrs)], "g",
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape) for n, x in zip(names, inputs)],
+        [onnx.ValueInfoProto(name=f"o{k}") for k in range(n_out)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, dict(zip(names, inputs)))
+
+
+POOLS = [
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+    ("MaxPool", {"kernel_shape": [2, 3], "strides": [1, 2], "dilations": [2, 1], "pads": [0, 1, 1, 0]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1, "count_include_pad": 1}),
+    ("AveragePool", {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1, "pads": [1, 0, 0, 1]}),
+    ("MaxPool", {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOLS)))
+def test_pool(driver: Path, tmp_path: Path, case: int) -> None:
+    op, attrs = POOLS[case]
+    shape = (2, 3, 11) if len(attrs["kernel_shape"]) == 1 else (2, 3, 11, 10)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    want = ort_run(op, [x], **attrs)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, want.shape)], attrs=attrs)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_global_pool(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
+    x = RNG.standard_normal((2, 5, 7, 9)).astype(dtype)
+    want = ort_run(op, [x.astype(np.float32)])[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(dtype, want.shape)])[0]
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("axis", [-1, 1, 0])
+def test_softmax(driver: Path, tmp_path: Path, op: str, axis: int) -> None:
+    x = RNG.standard_normal((3, 7, 5)).astype(np.float32) * 5
+    want = ort_run(op, [x], axis=axis)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"axis": axis})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_batchnorm(driver: Path, tmp_path: Path) -> None:
+    x = RNG.standard_normal((2, 4, 5, 3)).astype(np.float32)
+    scale, bias, mean = (RNG.standard_normal(4).astype(np.float32) for _ in range(3))
+    var = RNG.uniform(0.5, 2, 4).astype(np.float32)
+    want = ort_run("BatchNormalization", [x, scale, bias, mean, var], epsilon=1e-3)[0]
+    got = run_kernel(driver, tmp_path, "BatchNormalization", [x, scale, bias, mean, var], [(np.float32, x.shape)],
+                     attrs={"epsilon": 1e-3})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [-1, -2, 1])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_layernorm(driver: Path, tmp_path: Path, axis: int, with_bias: bool) -> None:
+    x = RNG.standard_normal((2, 6, 10)).astype(np.float32) * 3 + 1
+    norm_shape = x.shape[axis:]
+    scale = RNG.standard_normal(norm_shape).astype(np.float32)
+    bias = RNG.standard_normal(norm_shape).astype(np.float32)
+    inputs = [x, scale, bias] if with_bias else [x, scale]
+    want = ort_run("LayerNormalization", inputs, n_out=3, axis=axis, epsilon=1e-5)
+    got = run_kernel(driver, tmp_path, "LayerNormalization", inputs,
+                     [(np.float32, w.shape) for w in want], attrs={"axis": axis, "epsilon": 1e-5})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_instancenorm(driver: Path, tmp_path: Path) -> None:
+    x = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    scale, bias = RNG.standard_normal(3).astype(np.float32), RNG.standard_normal(3).astype(np.float32)
+    want = ort_run("InstanceNormalization", [x, scale, bias], epsilon=1e-4)[0]
+    got = run_kernel(driver, tmp_path, "InstanceNormalization", [x, scale, bias], [(np.float32, x.shape)],
+                     attrs={"epsilon": 1e-4})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+REDUCES = ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+           "ReduceSumSquare", "ReduceLogSumExp"]
+
+
+@pytest.mark.parametrize("op", REDUCES)
+@pytest.mark.parametrize(("axes", "keep"), [(None, 1), ([-1], 1), ([0, 2], 0), ([1], 0)])
+def test_reduce(driver: Path, tmp_path: Path, op: str, axes: list | None, keep: int) -> None:
+    x = RNG.uniform(0.5, 1.5, (3, 4, 5)).astype(np.float32)
+    inputs = [x] if axes is None else [x, np.array(axes, np.int64)]
+    want = ort_run(op, inputs, keepdims=keep)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, want.shape)], attrs={"axes": axes, "keepdims": keep})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_reduce_int64(driver: Path, tmp_path: Path) -> None:
+    x = RNG.integers(-5, 5, (4, 3)).astype(np.int64)
+    got = run_kernel(driver, tmp_path, "ReduceSum", [x], [(np.int64, (3,))], attrs={"axes": [0], "keepdims": 0})[0]
+    np.testing.assert_array_equal(got, x.sum(0))
+    got = run_kernel(driver, tmp_path, "ReduceProd", [x], [(np.int64, (4, 1))], attrs={"axes": [1]})[0]
+    np.testing.assert_array_equal(got, x.prod(1, keepdims=True))
+
+
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+@pytest.mark.parametrize(("axis", "keep", "last"), [(0, 1, 0), (-1, 0, 0), (1, 1, 1)])
+def test_arg(driver: Path, tmp_path: Path, op: str, axis: int, keep: int, last: int) -> None:  # noqa: PLR0917
+    x = RNG.integers(0, 4, (3, 5, 4)).astype(np.float32)  # ties exercise select_last_index
+    want = ort_run(op, [x], axis=axis, keepdims=keep, select_last_index=last)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.int64, want.shape)],
+                     attrs={"axis": axis, "keepdims": keep, "select_last_index": last})[0]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_refusals(driver: Path, tmp_path: Path) -> None:
+    x = np.ones((2, 3, 4, 4), np.float32)
+    with pytest.raises(Refused, match="axis 4"):
+        run_kernel(driver, tmp_path, "Softmax", [x], [(np.float32, x.shape)], attrs={"axis": 4})
+    with pytest.raises(Refused, match="axes value 7"):
+        run_kernel(driver, tmp_path, "ReduceSum", [x], [(np.float32, (1,))], attrs={"axes": [7]})
+    with pytest.raises(Refused, match="Indices"):
+        run_kernel(driver, tmp_path, "MaxPool", [x], [(np.float32, (2, 3, 2, 2)), (np.int64, (2, 3, 2, 2))],
+                   attrs={"kernel_shape": [2, 2], "strides": [2, 2]})
+    with pytest.raises(Refused, match="INT64"):
+        run_kernel(driver, tmp_path, "Softmax", [x.astype(np.int64)], [(np.int64, x.shape)])
