@@ -162,8 +162,9 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
 }
 
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  size_t stop = std::min(end, dims.size());
   int64_t n = 1;
-  for (size_t i = begin; i < std::min(end, dims.size()); ++i) n *= dims[i];
+  for (auto it = dims.begin() + static_cast<std::ptrdiff_t>(std::min(begin, stop)); it != dims.begin() + static_cast<std::ptrdiff_t>(stop); ++it) n *= *it;
   return n;
 }
 
