@@ -46,6 +46,9 @@ def _binary(ctx: InferContext) -> list[TensorType]:
     shape = broadcast(ctx, [ctx.shape(0), ctx.shape(1)])
     if ctx.node.op_type == "PRelu" and shape is not None and shape != ctx.shape(0):
         ctx.fail(f"slope shape {ctx.shape(1)} does not broadcast to the input shape {ctx.shape(0)}")
+    if ctx.node.op_type == "Mod" and ctx.dtype(0) in _FLOAT_ONLY and not ctx.node.attr("fmod", 0):
+        # ONNX (before opset 28, so every opset read here) defines float Mod only with fmod=1.
+        ctx.fail("fmod=0 on a floating-point input is not defined by ONNX; use fmod=1")
     _propagate_arithmetic(ctx)
     return [(ctx.dtype(0), shape)]
 
