@@ -14,10 +14,12 @@ region, laid out by `plan_weights`).
    consumers of all its tensors) *happens before* the first writer of B, or the other way round;
    happens-before is stream order plus the events of the stream plan (vector clocks, see streams.py). So a
    tensor freed on one stream is reused by another stream only after the event that orders them.
-3. Offsets. Sizes are rounded up to 512 bytes (GE's MEM_ALIGN_SIZE). Three strategies place buffers at the
+3. Offsets. Sizes are rounded up to 512 bytes (GE's MEM_ALIGN_SIZE). Five strategies place buffers at the
    lowest address that does not overlap any already placed *conflicting* buffer: greedy by size with best
-   fit (XLA's GlobalDecreasingSizeBestFit, TVM), greedy by size first fit, and first fit in allocation order
-   (tinygrad's TLSF order). The smallest arena wins (GE's hybrid assigner does the same).
+   fit (XLA's GlobalDecreasingSizeBestFit, TVM) and with first fit, the same with ties of size broken by the
+   longest lifetime first (long-lived buffers placed early leave contiguous room for the short ones; this
+   is what brings attention blocks to the lower bound), and first fit in allocation order (tinygrad's TLSF
+   order). The smallest arena wins (GE's hybrid assigner does the same).
 4. Report: planned bytes vs the lower bound (largest sum of buffers live at one point of the task order; they
    conflict pairwise, so no plan can be smaller) vs no reuse (sum of all tensors). `check_plan` proves,
    independently of the planner, that no two tensors whose bytes overlap are live at the same time.
@@ -143,7 +145,7 @@ def plan_memory(graph: Graph, streams: StreamPlan | None = None, *, reuse: bool 
         conflicts = _conflicts(members, order, starts, ends)
         tried, results = {}, {}
         for name, key, fit in _STRATEGIES:
-            offs, size = _place(sizes, conflicts, sorted(range(len(sizes)), key=key(sizes, starts)), fit)
+            offs, size = _place(sizes, conflicts, sorted(range(len(sizes)), key=key(sizes, starts, ends)), fit)
             tried[name], results[name] = size, offs
         best = min(tried, key=lambda k: tried[k])
         arena, offsets_by_buffer = tried[best], results[best]
@@ -229,11 +231,28 @@ def _place(sizes: list[int], conflicts: list[list[int]], order: list[int], best_
     return offsets, max((o + s for o, s in zip(offsets, sizes)), default=0)
 
 
-Key = Callable[[list[int], list[int]], Callable[[int], tuple[int, int]]]
+# A strategy's placement order, from the buffers' sizes and lifetimes (start and end task positions).
+Key = Callable[[list[int], list[int], list[int]], Callable[[int], tuple[int, ...]]]
+
+
+def _by_size(sizes: list[int], starts: list[int], ends: list[int]) -> Callable[[int], tuple[int, ...]]:
+    return lambda b: (-sizes[b], starts[b])
+
+
+def _by_size_then_lifetime(sizes: list[int], starts: list[int], ends: list[int]) -> Callable[[int], tuple[int, ...]]:
+    return lambda b: (-sizes[b], starts[b] - ends[b], starts[b])
+
+
+def _in_order(sizes: list[int], starts: list[int], ends: list[int]) -> Callable[[int], tuple[int, ...]]:
+    return lambda b: (starts[b], -sizes[b])
+
+
 _STRATEGIES: list[tuple[str, Key, bool]] = [
-    ("greedy-by-size-best-fit", lambda sizes, starts: lambda b: (-sizes[b], starts[b]), True),
-    ("greedy-by-size-first-fit", lambda sizes, starts: lambda b: (-sizes[b], starts[b]), False),
-    ("first-fit-in-order", lambda sizes, starts: lambda b: (starts[b], -sizes[b]), False),
+    ("greedy-by-size-best-fit", _by_size, True),
+    ("greedy-by-size-first-fit", _by_size, False),
+    ("greedy-by-size-longest-first-best-fit", _by_size_then_lifetime, True),
+    ("greedy-by-size-longest-first-first-fit", _by_size_then_lifetime, False),
+    ("first-fit-in-order", _in_order, False),
 ]
 
 
