@@ -20,8 +20,10 @@ region, laid out by `plan_weights`).
    longest lifetime first (long-lived buffers placed early leave contiguous room for the short ones; this
    is what brings attention blocks to the lower bound), and first fit in allocation order (tinygrad's TLSF
    order). The smallest arena wins (GE's hybrid assigner does the same).
-4. Report: planned bytes vs the lower bound (largest sum of buffers live at one point of the task order; they
-   conflict pairwise, so no plan can be smaller) vs no reuse (sum of all tensors). `check_plan` proves,
+4. Report: planned bytes vs the lower bound vs no reuse (sum of all tensors). The lower bound is the largest
+   sum of buffers that may all be live at once: buffers live at one point of the task order, and, with
+   several streams, also greedy cliques of the conflict relation (buffers that pairwise may be live
+   together, e.g. on concurrent branches). Buffers of a clique need disjoint bytes, so no plan is smaller. `check_plan` proves,
    independently of the planner, that no two tensors whose bytes overlap are live at the same time.
 """
 
@@ -143,6 +145,8 @@ def plan_memory(graph: Graph, streams: StreamPlan | None = None, *, reuse: bool 
         tried = {best: arena}
     else:
         conflicts = _conflicts(members, order, starts, ends)
+        if order.plan is not None:
+            lower = max(lower, _clique_lower_bound(sizes, conflicts))
         tried, results = {}, {}
         for name, key, fit in _STRATEGIES:
             offs, size = _place(sizes, conflicts, sorted(range(len(sizes)), key=key(sizes, starts, ends)), fit)
@@ -189,6 +193,21 @@ def _lower_bound(sizes: list[int], starts: list[int], ends: list[int]) -> int:
     np.add.at(delta, starts, sizes)
     np.add.at(delta, np.asarray(ends) + 1, -np.asarray(sizes, dtype=np.int64))
     return int(np.cumsum(delta).max())
+
+
+def _clique_lower_bound(sizes: list[int], conflicts: list[list[int]], seeds: int = 64) -> int:
+    """The heaviest of greedy cliques grown from the largest buffers: each step adds the largest buffer that
+    conflicts with every member so far. Any clique is a valid lower bound; greedy keeps it cheap."""
+    neighbours = [set(c) for c in conflicts]
+    best = 0
+    for seed in sorted(range(len(sizes)), key=lambda b: -sizes[b])[:seeds]:
+        total, candidates = sizes[seed], set(neighbours[seed])
+        while candidates:
+            chosen = max(candidates, key=lambda c: sizes[c])
+            total += sizes[chosen]
+            candidates &= neighbours[chosen]
+        best = max(best, total)
+    return best
 
 
 def _conflicts(members: list[list[Value]], order: _Order, starts: list[int], ends: list[int]) -> list[list[int]]:
