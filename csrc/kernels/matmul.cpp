@@ -8,6 +8,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
@@ -112,15 +113,21 @@ class MatMulKernel final : public Kernel {
   BroadcastPlan plan_;
 };
 
-std::unique_ptr<Kernel> make_matmul(const NodeSpec& spec, std::string* error) {
-  init_blas_threads();
-  if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs A and B");
+// What MatMul and Gemm cannot take: fewer than two operands, a non-float operand or output (empty: fine).
+std::optional<std::string> operand_problem(const NodeSpec& spec) {
+  if (spec.inputs.size() < 2 || spec.outputs.empty()) return std::string("needs inputs A and B");
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     if (i < spec.present.size() && !spec.present[i]) continue;
     if (!float_dtype_ok(spec.inputs[i].dtype))
-      return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT, FLOAT16)");
+      return std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT, FLOAT16)";
   }
-  if (!float_dtype_ok(spec.outputs[0].dtype)) return refuse(spec, error, "output dtype is not FLOAT or FLOAT16");
+  if (!float_dtype_ok(spec.outputs[0].dtype)) return std::string("output dtype is not FLOAT or FLOAT16");
+  return std::nullopt;
+}
+
+std::unique_ptr<Kernel> make_matmul(const NodeSpec& spec, std::string* error) {
+  init_blas_threads();
+  if (auto problem = operand_problem(spec)) return refuse(spec, error, *problem);
   const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
   if (ad.empty() || bd.empty()) return refuse(spec, error, "inputs must not be scalars");
   int64_t k1 = ad.back(), k2 = bd.size() == 1 ? bd[0] : bd[bd.size() - 2];
@@ -197,13 +204,7 @@ class GemmKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {
   init_blas_threads();
-  if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs A and B");
-  for (size_t i = 0; i < spec.inputs.size(); ++i) {
-    if (i < spec.present.size() && !spec.present[i]) continue;
-    if (!float_dtype_ok(spec.inputs[i].dtype))
-      return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT, FLOAT16)");
-  }
-  if (!float_dtype_ok(spec.outputs[0].dtype)) return refuse(spec, error, "output dtype is not FLOAT or FLOAT16");
+  if (auto problem = operand_problem(spec)) return refuse(spec, error, *problem);
   const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
   if (ad.size() != 2 || bd.size() != 2) return refuse(spec, error, "A " + dims_str(ad) + " and B " + dims_str(bd) + " must be 2-D");
   bool ta = spec.attrs && spec.attrs->get_int("transA", 0) != 0, tb = spec.attrs && spec.attrs->get_int("transB", 0) != 0;
