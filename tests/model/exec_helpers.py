@@ -4,6 +4,8 @@ tests do not depend on the model description API)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,16 @@ from ascendcl import (
     aclmdlAddDatasetBuffer,
     aclmdlCreateDataset,
     aclmdlDestroyDataset,
+    aclmdlExecute,
+    aclmdlExecuteAsync,
+    aclrtCreateStream,
+    aclrtDestroyStream,
     aclrtFree,
+    aclrtGetCurrentContext,
     aclrtMalloc,
     aclrtMemcpy,
+    aclrtSetCurrentContext,
+    aclrtSynchronizeStream,
 )
 from ascendsim.compiler.build import compile as compile_om
 
@@ -105,3 +114,49 @@ class DeviceBuffers:
         for ptr in self.ptrs:
             aclrtFree(ptr)
         aclmdlDestroyDataset(self.dataset)
+
+
+Feeds = list[dict[str, np.ndarray]]
+
+
+def execute_from_two_threads(model_id: int, mode: str, make_feeds: Callable[[np.random.Generator], Feeds], *,
+                             output_shape: tuple[int, ...],
+                             check: Callable[[str, dict[str, np.ndarray], np.ndarray], None],
+                             seeds: tuple[int, int] = (10, 11), timeout: float = 120) -> list[str]:
+    """Two threads, each with its own stream and buffers, execute one loaded model at once ("sync" or
+    "async"), started together at a barrier; `check(label, feed, output)` verifies every execution. Returns
+    the failures seen in the threads (empty when all is well)."""
+    context, ret = aclrtGetCurrentContext()
+    assert ret == ACL_SUCCESS
+    errors: list[str] = []
+    barrier = threading.Barrier(len(seeds))
+
+    def worker(seed: int) -> None:
+        try:
+            assert aclrtSetCurrentContext(context) == ACL_SUCCESS
+            stream, r = aclrtCreateStream()
+            assert r == ACL_SUCCESS
+            feeds = make_feeds(np.random.default_rng(seed))
+            pairs = [(DeviceBuffers(list(f.values())), DeviceBuffers([np.zeros(output_shape, np.float32)]))
+                     for f in feeds]
+            barrier.wait()
+            for ins, outs in pairs:
+                if mode == "async":
+                    assert aclmdlExecuteAsync(model_id, ins.dataset, outs.dataset, stream) == ACL_SUCCESS
+                else:
+                    assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS
+            assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+            for i, (feed, (ins, outs)) in enumerate(zip(feeds, pairs)):
+                check(f"thread {seed} execution {i}", feed, outs.read()[0])
+                ins.close()
+                outs.close()
+            assert aclrtDestroyStream(stream) == ACL_SUCCESS
+        except BaseException as e:  # noqa: BLE001 - reported by the caller
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in seeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    return errors

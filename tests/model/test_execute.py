@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from exec_helpers import DeviceBuffers, add_relu_add, compile_model, const, reference, tensor
+from exec_helpers import DeviceBuffers, add_relu_add, compile_model, const, execute_from_two_threads, reference, tensor
 from onnx import helper
 
 import acl
@@ -34,8 +34,6 @@ from ascendcl import (
     aclmdlLoadFromFile,
     aclmdlLoadFromMem,
     aclmdlUnload,
-    aclrtCreateStream,
-    aclrtDestroyStream,
     aclrtGetCurrentContext,
     aclrtSetCurrentContext,
     aclrtSynchronizeStream,
@@ -279,40 +277,14 @@ def test_multi_stream_model(tmp_path: Path, device: int) -> None:
 @pytest.mark.parametrize("mode", ["async", "sync"])
 def test_two_threads_execute_the_same_model_at_once(add_model: tuple[int, onnx.ModelProto], mode: str) -> None:
     model_id, model = add_model
-    context, ret = aclrtGetCurrentContext()
-    assert ret == ACL_SUCCESS
-    errors: list[str] = []
-    barrier = threading.Barrier(2)
 
-    def worker(seed: int) -> None:
-        try:
-            assert aclrtSetCurrentContext(context) == ACL_SUCCESS
-            stream, r = aclrtCreateStream()
-            assert r == ACL_SUCCESS
-            rng = np.random.default_rng(seed)
-            xs = [rng.standard_normal((1, 16)).astype(np.float32) for _ in range(50)]
-            pairs = [(DeviceBuffers([x]), DeviceBuffers([np.zeros((1, 16), np.float32)])) for x in xs]
-            barrier.wait()
-            for ins, outs in pairs:
-                if mode == "async":
-                    assert aclmdlExecuteAsync(model_id, ins.dataset, outs.dataset, stream) == ACL_SUCCESS
-                else:
-                    assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS
-            assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
-            for x, (ins, outs) in zip(xs, pairs):
-                np.testing.assert_allclose(outs.read()[0], reference(model, {"x": x})[0], **EXACT)
-                ins.close()
-                outs.close()
-            assert aclrtDestroyStream(stream) == ACL_SUCCESS
-        except BaseException as e:  # noqa: BLE001 - reported by the main thread
-            errors.append(repr(e))
+    def feeds(rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+        return [{"x": rng.standard_normal((1, 16)).astype(np.float32)} for _ in range(50)]
 
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in (10, 11)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert errors == []
+    def check(label: str, feed: dict[str, np.ndarray], output: np.ndarray) -> None:
+        np.testing.assert_allclose(output, reference(model, feed)[0], **EXACT, err_msg=label)
+
+    assert execute_from_two_threads(model_id, mode, feeds, output_shape=(1, 16), check=check, timeout=60) == []
 
 
 def test_dynamic_batch_gears(tmp_path: Path, device: int) -> None:

@@ -14,14 +14,13 @@ Tolerances (stated here, used by close()):
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
-from exec_helpers import DeviceBuffers, compile_model, reference
+from exec_helpers import DeviceBuffers, compile_model, execute_from_two_threads, reference
 
 import acl
 from ascendcl import (
@@ -33,10 +32,6 @@ from ascendcl import (
     aclmdlSetDynamicBatchSize,
     aclmdlSetDynamicHWSize,
     aclmdlUnload,
-    aclrtCreateStream,
-    aclrtDestroyStream,
-    aclrtGetCurrentContext,
-    aclrtSetCurrentContext,
     aclrtSynchronizeStream,
 )
 from ascendsim.models import bert_base_encoder, default_model, mobilenet_v2, resnet50, vit_b16
@@ -213,38 +208,13 @@ def test_two_threads_execute_the_same_model(tmp_path: Path, device: int, mode: s
     feature-map memory must not be shared between concurrent executions, or results mix)."""
     model = MODELS["vit_b16"]()
     model_id = load(compile_model(model, tmp_path, "vit"))
-    context, ret = aclrtGetCurrentContext()
-    assert ret == ACL_SUCCESS
-    errors: list[str] = []
-    barrier = threading.Barrier(2)
 
-    def worker(seed: int) -> None:
-        try:
-            assert aclrtSetCurrentContext(context) == ACL_SUCCESS
-            stream, r = aclrtCreateStream()
-            assert r == ACL_SUCCESS
-            rng = np.random.default_rng(seed)
-            feeds = [random_inputs(model, rng) for _ in range(8)]
-            pairs = [(DeviceBuffers(list(f.values())), DeviceBuffers([np.zeros((1, 10), np.float32)])) for f in feeds]
-            barrier.wait()
-            for ins, outs in pairs:
-                if mode == "async":
-                    assert aclmdlExecuteAsync(model_id, ins.dataset, outs.dataset, stream) == ACL_SUCCESS
-                else:
-                    assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS
-            assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
-            for i, (feed, (ins, outs)) in enumerate(zip(feeds, pairs)):
-                close(outs.read()[0], reference(model, feed)[0], "force_fp32", f"thread {seed} execution {i}")
-                ins.close()
-                outs.close()
-            assert aclrtDestroyStream(stream) == ACL_SUCCESS
-        except BaseException as e:  # noqa: BLE001 - reported by the main thread
-            errors.append(repr(e))
+    def feeds(rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+        return [random_inputs(model, rng) for _ in range(8)]
 
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in (20, 21)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    def check(label: str, feed: dict[str, np.ndarray], output: np.ndarray) -> None:
+        close(output, reference(model, feed)[0], "force_fp32", label)
+
+    errors = execute_from_two_threads(model_id, mode, feeds, output_shape=(1, 10), check=check, seeds=(20, 21))
     assert aclmdlUnload(model_id) == ACL_SUCCESS
     assert errors == []
