@@ -59,6 +59,40 @@ HandleRegistry<aclmdlExecConfigHandle>& exec_config_handles() {
   return *r;
 }
 
+// The life cycle shared by the load and execute config handles: create, find (a dead handle is an error
+// naming it), destroy, and the size check of a set-option value.
+template <typename Handle>
+Handle* create_handle(HandleRegistry<Handle>& registry, const char* api) {
+  try {
+    return static_cast<Handle*>(registry.add(std::make_shared<Handle>()));
+  } catch (const std::bad_alloc&) {
+    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
+    return nullptr;
+  }
+}
+
+template <typename Handle>
+aclError find_handle(HandleRegistry<Handle>& registry, const Handle* handle, const char* what, const char* api,
+                     std::shared_ptr<Handle>* out) {
+  *out = registry.find(handle);
+  if (*out) return ACL_SUCCESS;
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not live", api, what, static_cast<const void*>(handle));
+}
+
+template <typename Handle>
+aclError destroy_handle(HandleRegistry<Handle>& registry, const Handle* handle, const char* what, const char* api) {
+  if (handle == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'handle' is NULL", api);
+  if (registry.remove(handle)) return ACL_SUCCESS;
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not live (destroyed twice or never created)", api, what,
+              static_cast<const void*>(handle));
+}
+
+aclError check_value_size(int attr, size_t expected, size_t given, const char* api) {
+  if (given == expected) return ACL_SUCCESS;
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d takes %zu bytes, valueSize is %zu", api, attr, expected,
+              given);
+}
+
 // Parses, validates and loads a model image; registers it and writes its id.
 aclError load_image(const uint8_t* data, size_t size, uint32_t* model_id, const UserMemory* user, const char* api) {
   if (aclError ret = require_initialized(api)) return ret;
@@ -339,9 +373,8 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdl
 aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
                          const aclmdlExecConfigHandle* handle) {
   std::shared_ptr<aclmdlExecConfigHandle> config;
-  if (handle != nullptr && !(config = exec_config_handles().find(handle)))
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: exec config handle %p is not live", __func__,
-                static_cast<const void*>(handle));
+  if (handle != nullptr)
+    if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
   if (stream == nullptr) return execute_sync(modelId, input, output, __func__);
   // On a stream: enqueue, then wait for the stream with the configured timeout.
   if (aclError ret = execute_async(modelId, input, output, stream, __func__)) return ret;
@@ -357,43 +390,25 @@ aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDat
 
 aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
                               const aclmdlExecConfigHandle* handle) {
-  if (handle != nullptr && !exec_config_handles().find(handle))
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: exec config handle %p is not live", __func__,
-                static_cast<const void*>(handle));
+  std::shared_ptr<aclmdlExecConfigHandle> config;
+  if (handle != nullptr)
+    if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
   return execute_async(modelId, input, output, stream, __func__);
 }
 
-aclmdlExecConfigHandle* aclmdlCreateExecConfigHandle() {
-  try {
-    return static_cast<aclmdlExecConfigHandle*>(exec_config_handles().add(std::make_shared<aclmdlExecConfigHandle>()));
-  } catch (const std::bad_alloc&) {
-    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
-    return nullptr;
-  }
-}
+aclmdlExecConfigHandle* aclmdlCreateExecConfigHandle() { return create_handle(exec_config_handles(), __func__); }
 
 aclError aclmdlDestroyExecConfigHandle(const aclmdlExecConfigHandle* handle) {
-  ASCENDSIM_CHECK_NOT_NULL(handle);
-  if (!exec_config_handles().remove(handle))
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: exec config handle %p is not live (destroyed twice or never created)",
-                __func__, static_cast<const void*>(handle));
-  return ACL_SUCCESS;
+  return destroy_handle(exec_config_handles(), handle, "exec config handle", __func__);
 }
 
 aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfigAttr attr, const void* attrValue,
                                 size_t valueSize) {
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
-  auto config = exec_config_handles().find(handle);
-  if (!config)
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: exec config handle %p is not live", __func__,
-                static_cast<const void*>(handle));
-  auto need = [&](size_t size) -> aclError {
-    if (valueSize != size)
-      return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d takes %zu bytes, valueSize is %zu", __func__,
-                  static_cast<int>(attr), size, valueSize);
-    return ACL_SUCCESS;
-  };
+  std::shared_ptr<aclmdlExecConfigHandle> config;
+  if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
+  auto need = [&](size_t size) { return check_value_size(static_cast<int>(attr), size, valueSize, __func__); };
   switch (attr) {
     case ACL_MDL_STREAM_SYNC_TIMEOUT:
     case ACL_MDL_EVENT_SYNC_TIMEOUT: {
@@ -422,36 +437,19 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfig
               static_cast<int>(attr));
 }
 
-aclmdlConfigHandle* aclmdlCreateConfigHandle() {
-  try {
-    return static_cast<aclmdlConfigHandle*>(config_handles().add(std::make_shared<aclmdlConfigHandle>()));
-  } catch (const std::bad_alloc&) {
-    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
-    return nullptr;
-  }
-}
+aclmdlConfigHandle* aclmdlCreateConfigHandle() { return create_handle(config_handles(), __func__); }
 
 aclError aclmdlDestroyConfigHandle(aclmdlConfigHandle* handle) {
-  ASCENDSIM_CHECK_NOT_NULL(handle);
-  if (!config_handles().remove(handle))
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: config handle %p is not live (destroyed twice or never created)",
-                __func__, static_cast<void*>(handle));
-  return ACL_SUCCESS;
+  return destroy_handle(config_handles(), handle, "config handle", __func__);
 }
 
 aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, const void* attrValue,
                             size_t valueSize) {
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
-  auto config = config_handles().find(handle);
-  if (!config)
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: config handle %p is not live", __func__, static_cast<void*>(handle));
-  auto need = [&](size_t size) -> aclError {
-    if (valueSize != size)
-      return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d takes %zu bytes, valueSize is %zu", __func__,
-                  static_cast<int>(attr), size, valueSize);
-    return ACL_SUCCESS;
-  };
+  std::shared_ptr<aclmdlConfigHandle> config;
+  if (aclError ret = find_handle(config_handles(), handle, "config handle", __func__, &config)) return ret;
+  auto need = [&](size_t size) { return check_value_size(static_cast<int>(attr), size, valueSize, __func__); };
   switch (attr) {
     case ACL_MDL_PRIORITY_INT32:
       if (aclError ret = need(sizeof(int32_t))) return ret;
@@ -503,10 +501,8 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
 aclError aclmdlLoadWithConfig(const aclmdlConfigHandle* handle, uint32_t* modelId) {
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(modelId);
-  auto config = config_handles().find(handle);
-  if (!config)
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: config handle %p is not live", __func__,
-                static_cast<const void*>(handle));
+  std::shared_ptr<aclmdlConfigHandle> config;
+  if (aclError ret = find_handle(config_handles(), handle, "config handle", __func__, &config)) return ret;
   if (!config->has_load_type)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: the config handle has no ACL_MDL_LOAD_TYPE_SIZET", __func__);
   const UserMemory user{config->work, config->work_size, config->weight, config->weight_size};
