@@ -21,6 +21,7 @@ from ascendcl import (
     ACL_SUCCESS,
     aclCreateDataBuffer,
     aclDestroyDataBuffer,
+    aclGetRecentErrMsg,
     aclmdlAddDatasetBuffer,
     aclmdlCreateDataset,
     aclmdlDestroyDataset,
@@ -160,3 +161,31 @@ def execute_from_two_threads(model_id: int, mode: str, make_feeds: Callable[[np.
     for t in threads:
         t.join(timeout)
     return errors
+
+
+def random_inputs(model: onnx.ModelProto, rng: np.random.Generator, shapes: dict[str, list[int]] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """Random feeds for every model input (`shapes` overrides some); token ids stay below 50."""
+    inputs = {}
+    for value in model.graph.input:
+        t = value.type.tensor_type
+        shape = (shapes or {}).get(value.name) or [d.dim_value for d in t.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
+        if value.name == "input_ids":
+            inputs[value.name] = rng.integers(0, 50, shape).astype(dtype)
+        elif np.issubdtype(dtype, np.integer):
+            inputs[value.name] = rng.integers(0, 2, shape).astype(dtype)
+        else:
+            inputs[value.name] = rng.standard_normal(shape).astype(dtype)
+    return inputs
+
+
+def execute_once(model_id: int, inputs: list[np.ndarray], like: list[np.ndarray]) -> list[np.ndarray]:
+    """One aclmdlExecute with fresh device buffers: the outputs, shaped and typed like `like`."""
+    ins, outs = DeviceBuffers(inputs), DeviceBuffers([np.zeros_like(w) for w in like])
+    try:
+        assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
+        return outs.read()
+    finally:
+        ins.close()
+        outs.close()

@@ -16,7 +16,16 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from exec_helpers import DeviceBuffers, add_relu_add, compile_model, const, execute_from_two_threads, reference, tensor
+from exec_helpers import (
+    DeviceBuffers,
+    add_relu_add,
+    compile_model,
+    const,
+    execute_from_two_threads,
+    execute_once,
+    reference,
+    tensor,
+)
 from onnx import helper
 
 import acl
@@ -53,15 +62,6 @@ def load(path: Path) -> int:
     return model_id
 
 
-def run(model_id: int, inputs: list[np.ndarray], like: list[np.ndarray]) -> list[np.ndarray]:
-    ins, outs = DeviceBuffers(inputs), DeviceBuffers([np.zeros_like(a) for a in like])
-    try:
-        assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
-        return outs.read()
-    finally:
-        ins.close()
-        outs.close()
-
 
 @pytest.fixture
 def add_model(tmp_path: Path, device: int) -> Iterator[tuple[int, onnx.ModelProto]]:
@@ -75,9 +75,9 @@ def test_elementwise_model_matches_onnxruntime(add_model: tuple[int, onnx.ModelP
     model_id, model = add_model
     x = np.random.default_rng(1).standard_normal((1, 16)).astype(np.float32)
     expected = reference(model, {"x": x})
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     x2 = -x  # a second execution with other data: the user's buffers are bound at each call (zero copy)
-    np.testing.assert_allclose(run(model_id, [x2], expected)[0], reference(model, {"x": x2})[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x2], expected)[0], reference(model, {"x": x2})[0], **EXACT)
 
 
 @pytest.mark.parametrize("op", ["MatMul", "Gemm", "Conv"])
@@ -97,7 +97,7 @@ def test_cube_models_match_onnxruntime(tmp_path: Path, device: int, op: str) -> 
     try:
         x = rng.standard_normal(x_shape).astype(np.float32)
         expected = reference(model, {"x": x})
-        np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **REDUCE)
+        np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **REDUCE)
     finally:
         aclmdlUnload(model_id)
 
@@ -125,7 +125,7 @@ def test_load_from_mem(tmp_path: Path, device: int) -> None:
     del image  # the loaded model does not keep the caller's image
     x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16)
     expected = reference(model, {"x": x})
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
 
 
@@ -228,7 +228,7 @@ def test_view_nodes_are_elided(tmp_path: Path, device: int) -> None:
     model_id = load(path)
     x = np.linspace(-10, 3, 12, dtype=np.float32).reshape(1, 12)
     expected = reference(model, {"x": x})
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
     # The Reshape is a VIEW whose output coincides with its input: the executor leaves it out, so even an op
     # type without kernel in its place loads and runs.
@@ -239,7 +239,7 @@ def test_view_nodes_are_elided(tmp_path: Path, device: int) -> None:
     image[81] = 1  # no checksum
     model_id, ret = aclmdlLoadFromMem(acl.util.bytes_to_ptr(bytes(image)), len(image))
     assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
 
 
@@ -247,7 +247,7 @@ def test_force_fp16_rounds_outputs_after_each_node(tmp_path: Path, device: int) 
     model = add_relu_add()
     model_id = load(compile_model(model, tmp_path, "fp16", precision_mode="force_fp16"))
     x = np.random.default_rng(3).standard_normal((1, 16)).astype(np.float32)
-    got = run(model_id, [x], [x])[0]
+    got = execute_once(model_id, [x], [x])[0]
     assert np.array_equal(got, got.astype(np.float16).astype(np.float32))  # every value is an fp16 value
     np.testing.assert_allclose(got, reference(model, {"x": x})[0], rtol=2e-3, atol=2e-3)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
@@ -269,7 +269,7 @@ def test_multi_stream_model(tmp_path: Path, device: int) -> None:
     model_id = load(path)
     x = rng.standard_normal((1, 32)).astype(np.float32)
     expected = reference(model, {"x": x})
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
     assert streams >= 2  # the two branches went to two streams: run here in the global task order
 
@@ -340,7 +340,7 @@ def test_load_with_user_memory_uses_exactly_that_memory(tmp_path: Path, device: 
     assert ascendsim.memory_stats(0)["allocation_count"] == before  # no allocation of its own
     x = np.random.default_rng(6).standard_normal((1, 256)).astype(np.float32)
     expected = reference(model, {"x": x})
-    np.testing.assert_allclose(run(model_id, [x], expected)[0], expected[0], **EXACT)
+    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     # the weights live in the user's weight memory
     from ascendcl import ACL_MEMCPY_DEVICE_TO_HOST, aclrtMemcpy
 
@@ -355,7 +355,7 @@ def test_load_with_user_memory_uses_exactly_that_memory(tmp_path: Path, device: 
     def worker() -> None:
         aclrtSetCurrentContext(context)
         for _ in range(20):
-            got = run(model_id, [x], expected)[0]
+            got = execute_once(model_id, [x], expected)[0]
             if not np.allclose(got, expected[0], **EXACT):
                 errors.append("wrong result")
 

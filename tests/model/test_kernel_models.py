@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
-from exec_helpers import DeviceBuffers, compile_model, reference
+from exec_helpers import compile_model, execute_once, random_inputs, reference
 
-from ascendcl import ACL_SUCCESS, aclGetRecentErrMsg, aclmdlExecute, aclmdlLoadFromFile, aclmdlUnload
+from ascendcl import ACL_SUCCESS, aclGetRecentErrMsg, aclmdlLoadFromFile, aclmdlUnload
 from ascendsim.models import bert_base_encoder, default_model, mobilenet_v2, resnet50, vit_b16
 
 MODELS = {
@@ -27,18 +26,6 @@ MODELS = {
 }
 
 
-def random_inputs(model: onnx.ModelProto, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    inputs = {}
-    for value in model.graph.input:
-        t = value.type.tensor_type
-        shape = [d.dim_value for d in t.shape.dim]
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
-        if np.issubdtype(dtype, np.integer):
-            inputs[value.name] = rng.integers(0, 2, shape).astype(dtype)
-        else:
-            inputs[value.name] = rng.standard_normal(shape).astype(dtype)
-    return inputs
-
 
 @pytest.mark.parametrize("precision", ["force_fp32", "force_fp16"])
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -48,13 +35,9 @@ def test_model_matches_onnxruntime(tmp_path: Path, device: int, name: str, preci
     want = reference(model, inputs)
     model_id, ret = aclmdlLoadFromFile(str(compile_model(model, tmp_path, name, precision_mode=precision)))
     assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
-    ins, outs = DeviceBuffers(list(inputs.values())), DeviceBuffers([np.zeros_like(w) for w in want])
     try:
-        assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
-        got = outs.read()
+        got = execute_once(model_id, list(inputs.values()), want)
     finally:
-        ins.close()
-        outs.close()
         assert aclmdlUnload(model_id) == ACL_SUCCESS
     for g, w in zip(got, want):
         if precision == "force_fp32":

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from exec_helpers import DeviceBuffers, compile_model, execute_from_two_threads, reference
+from exec_helpers import DeviceBuffers, compile_model, execute_from_two_threads, execute_once, random_inputs, reference
 
 import acl
 from ascendcl import (
@@ -51,21 +51,6 @@ MODELS: dict[str, Callable[..., onnx.ModelProto]] = {
 }
 
 
-def random_inputs(model: onnx.ModelProto, rng: np.random.Generator, shapes: dict[str, list[int]] | None = None
-                  ) -> dict[str, np.ndarray]:
-    inputs = {}
-    for value in model.graph.input:
-        t = value.type.tensor_type
-        shape = (shapes or {}).get(value.name) or [d.dim_value for d in t.shape.dim]
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
-        if value.name == "input_ids":
-            inputs[value.name] = rng.integers(0, 50, shape).astype(dtype)
-        elif np.issubdtype(dtype, np.integer):
-            inputs[value.name] = rng.integers(0, 2, shape).astype(dtype)
-        else:
-            inputs[value.name] = rng.standard_normal(shape).astype(dtype)
-    return inputs
-
 
 def close(got: np.ndarray, want: np.ndarray, precision: str, what: str) -> None:
     got = got.reshape(want.shape).astype(np.float64)
@@ -82,15 +67,6 @@ def load(path: Path) -> int:
     assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
     return model_id
 
-
-def execute(model_id: int, inputs: list[np.ndarray], like: list[np.ndarray]) -> list[np.ndarray]:
-    ins, outs = DeviceBuffers(inputs), DeviceBuffers([np.zeros(w.shape, np.float32) for w in like])
-    try:
-        assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
-        return outs.read()
-    finally:
-        ins.close()
-        outs.close()
 
 
 def with_dims(model: onnx.ModelProto, dims: dict[int, str]) -> onnx.ModelProto:
@@ -114,7 +90,7 @@ def test_model_matches_onnxruntime(tmp_path: Path, device: int, name: str, preci
     want = reference(model, inputs)
     model_id = load(compile_model(model, tmp_path, name, precision_mode=precision))
     try:
-        got = execute(model_id, list(inputs.values()), want)
+        got = execute_once(model_id, list(inputs.values()), want)
     finally:
         assert aclmdlUnload(model_id) == ACL_SUCCESS
     for i, (g, w) in enumerate(zip(got, want)):
