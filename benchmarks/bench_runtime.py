@@ -66,6 +66,9 @@ def python_results() -> dict[str, dict[str, float]]:
     aclrtSetDevice(0)
     results = {}
 
+    # The binding's own cost: a call that does almost nothing, beside the cheapest builtin call.
+    results["py.cheap_call"] = measure("aclDataTypeSize(ACL_FLOAT16)", 500000)
+    results["py.builtin_len"] = measure("len(s)", 500000, s="")
     results["py.aclrtMalloc_aclrtFree"] = measure(
         "pointer, _ = aclrtMalloc(4096, ACL_MEM_MALLOC_HUGE_FIRST); aclrtFree(pointer)", 200000)
     for name, size in SIZES.items():
@@ -91,6 +94,9 @@ def table(results: dict[str, dict[str, float]]) -> list[tuple[str, str, str, str
         return f"{size / row['ns']:.2f} GB/s [{size / row['max']:.2f}-{size / row['min']:.2f}]"
 
     rows = []
+    ours, peer = results["py.cheap_call"], results["py.builtin_len"]
+    rows.append(("cheap C-API call aclDataTypeSize (py)", fmt_ns(ours), "builtin len() " + fmt_ns(peer),
+                 f"{ours['ns'] / peer['ns']:.2f}x time"))
     peer = results["c.glibc_malloc_free"]
     for face in ("c", "py"):
         ours = results[f"{face}.aclrtMalloc_aclrtFree"]
