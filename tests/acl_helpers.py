@@ -18,6 +18,7 @@ import ascendsim
 from ascendcl import ACL_SUCCESS, aclrtCreateStream, aclrtDestroyStream
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 
 @contextmanager
 def new_stream() -> Iterator[int]:
@@ -56,6 +57,33 @@ def toolkit_env() -> dict[str, str]:
     for name, value in search_paths().items():
         env[name] = value + (":" + os.environ[name] if os.environ.get(name) else "")
     return env
+
+
+def require_sanitizer(tmp_path: Path, flag: str) -> None:
+    """Skips the calling test when g++ cannot build with `flag` (e.g. "-fsanitize=thread")."""
+    probe = subprocess.run(["g++", flag, "-x", "c++", "-", "-o", str(tmp_path / "probe")],
+                           input="int main() { return 0; }", capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        import pytest
+
+        pytest.skip(f"the compiler cannot build with {flag}")
+
+
+def run_unit_check(tmp_path: Path, check: str, sources: list[Path], *flags: str,
+                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Builds the white-box check tests/c/<check>.cpp with library `sources` (internal classes, not exported)
+    and `flags` (warnings are errors) and runs it. Skips when the compiler cannot build with a -fsanitize flag."""
+    for flag in flags:
+        if flag.startswith("-fsanitize="):
+            require_sanitizer(tmp_path, flag)
+    program = tmp_path / check
+    command = ["g++", "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", *flags,
+               f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", str(ROOT / "tests" / "c" / f"{check}.cpp"),
+               *map(str, sources), "-o", str(program), "-lpthread"]
+    built = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, f"compile failed:\n{' '.join(command)}\n{built.stderr}"
+    return subprocess.run([str(program)], capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, **(env or {})})
 
 
 class Compiler:

@@ -15,11 +15,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from acl_helpers import TESTS, Compiler, run_python
-
-ROOT = TESTS.parent
+from acl_helpers import ROOT, Compiler, require_sanitizer, run_python
 
 RECORD_RACING_WAIT = r"""
 // aclrtRecordEvent on one thread racing aclrtStreamWaitEvent on another, same stream and event: the wait
@@ -171,10 +167,7 @@ def test_chaos_threads_never_crash_or_hang(compiler: Compiler) -> None:
 
 
 def test_chaos_under_thread_sanitizer(tmp_path: Path) -> None:
-    probe = subprocess.run(["g++", "-fsanitize=thread", "-x", "c++", "-", "-o", str(tmp_path / "probe")],
-                           input="int main() { return 0; }", capture_output=True, text=True, check=False)
-    if probe.returncode != 0:
-        pytest.skip("the compiler cannot build with -fsanitize=thread")
+    require_sanitizer(tmp_path, "-fsanitize=thread")
     source = tmp_path / "chaos.cpp"
     source.write_text(CHAOS)
     import scipy_openblas32

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "api/sync_timeout.h"
 #include "core/error.h"
 #include "model/dataset.h"
 #include "model/loaded_model.h"
@@ -158,7 +159,10 @@ struct Request {
   size_t plan = 0;
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
+  ExecOptions options;
 };
+
+constexpr size_t kNoIndex = SIZE_MAX;
 
 aclError buffer_of(const aclDataBuffer* buffer, void** addr, size_t* size) {
   if (buffer == nullptr) return ACL_ERROR_INVALID_PARAM;
@@ -173,23 +177,40 @@ aclError buffer_of(const aclmdlDataset* dataset, size_t i, void** addr, size_t* 
   return buffer_of(buffers[i], addr, size);
 }
 
-// Checks one user buffer: large enough for what the plan reads or writes, and inside device memory.
+// Checks one user buffer (`what` `i`, or just `what` when i is kNoIndex): large enough for what the plan
+// reads or writes, and inside device memory.
 aclError check_buffer(const LoadedModel& model, const char* what, size_t i, void* addr, size_t size, size_t needed,
                       const char* api) {
+  auto label = [&] { return i == kNoIndex ? std::string(what) : std::string(what) + " " + std::to_string(i); };
   if (size < needed)
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s %zu: model expects %zu bytes, given %zu", api, what, i, needed,
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: model expects %zu bytes, given %zu", api, label().c_str(), needed,
                 size);
   if (needed == 0) return ACL_SUCCESS;
-  if (addr == nullptr) return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s %zu: the buffer address is NULL", api, what, i);
+  if (addr == nullptr)
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: the buffer address is NULL", api, label().c_str());
   DeviceMemory& memory = model.device()->memory();
   Allocation alloc{};
   if (!memory.find(addr, &alloc))
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s %zu: address %p is not device memory of device %d: %s", api,
-                what, i, addr, memory.device_id(), memory.describe(addr).c_str());
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: address %p is not device memory of device %d: %s", api,
+                label().c_str(), addr, memory.device_id(), memory.describe(addr).c_str());
   const size_t room = alloc.size - static_cast<size_t>(static_cast<uint8_t*>(addr) - static_cast<uint8_t*>(alloc.base));
   if (room < needed)
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s %zu: model expects %zu bytes, but the buffer at %p has only %zu "
-                "bytes of device memory (its size says %zu)", api, what, i, needed, addr, room, size);
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: model expects %zu bytes, but the buffer at %p has only %zu "
+                "bytes of device memory (its size says %zu)", api, label().c_str(), needed, addr, room, size);
+  return ACL_SUCCESS;
+}
+
+// What an exec config asks of one execution; its work memory is checked against the plan that runs.
+aclError apply_exec_config(const aclmdlExecConfigHandle* config, const char* api, Request* req) {
+  req->options = ExecOptions{};
+  if (config == nullptr) return ACL_SUCCESS;
+  req->options.event_timeout_ms = config->event_sync_timeout;
+  if (config->work == nullptr) return ACL_SUCCESS;
+  if (aclError ret = check_buffer(*req->model, "work memory (ACL_MDL_WORK_ADDR_PTR, ACL_MDL_WORK_SIZET)", kNoIndex,
+                                  config->work, config->work_size,
+                                  req->model->plan(req->plan).def->feature_map_size, api))
+    return ret;
+  req->options.work = config->work;
   return ACL_SUCCESS;
 }
 
@@ -256,16 +277,18 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
   return ACL_SUCCESS;
 }
 
-aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output, const char* api) {
+aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output,
+                      const aclmdlExecConfigHandle* config, const char* api) {
   thread_local Request req;  // reused: its vectors keep their capacity
   aclError ret = prepare(model_id, input, output, api, &req);
-  if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), api);
+  if (ret == ACL_SUCCESS) ret = apply_exec_config(config, api, &req);
+  if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
   req.model.reset();  // do not keep an unloaded model alive
   return ret;
 }
 
 aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream_handle,
-                       const char* api) {
+                       const aclmdlExecConfigHandle* config, const char* api) {
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(stream_handle, api, &stream)) return ret;
   auto req = std::make_shared<Request>();
@@ -273,9 +296,10 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
   if (stream->device_id() != req->model->device()->id())
     return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model %u was loaded on device %d, the stream belongs to device %d",
                 api, model_id, req->model->device()->id(), stream->device_id());
+  if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
   // One task: the whole model (sink mode).
-  return stream->enqueue([req]() {
-    return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), "aclmdlExecuteAsync");
+  return stream->enqueue([req, api]() {
+    return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
   });
 }
 
@@ -363,11 +387,11 @@ aclError aclmdlUnload(uint32_t modelId) {
 }
 
 aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
-  return execute_sync(modelId, input, output, __func__);
+  return execute_sync(modelId, input, output, nullptr, __func__);
 }
 
 aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream) {
-  return execute_async(modelId, input, output, stream, __func__);
+  return execute_async(modelId, input, output, stream, nullptr, __func__);
 }
 
 aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
@@ -375,13 +399,11 @@ aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDat
   std::shared_ptr<aclmdlExecConfigHandle> config;
   if (handle != nullptr)
     if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
-  if (stream == nullptr) return execute_sync(modelId, input, output, __func__);
+  if (stream == nullptr) return execute_sync(modelId, input, output, config.get(), __func__);
   // On a stream: enqueue, then wait for the stream with the configured timeout.
-  if (aclError ret = execute_async(modelId, input, output, stream, __func__)) return ret;
-  std::shared_ptr<Stream> s;
-  if (aclError ret = resolve_stream(stream, __func__, &s)) return ret;
+  if (aclError ret = execute_async(modelId, input, output, stream, config.get(), __func__)) return ret;
   const int32_t timeout = config ? config->stream_sync_timeout : -1;
-  const aclError ret = s->synchronize(timeout);
+  const aclError ret = synchronize_stream(stream, timeout, __func__);
   if (ret == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
     return fail(ACL_ERROR_GE_MODEL_EXECUTE_TIMEOUT, "%s: model %u did not finish within %d ms", __func__, modelId,
                 timeout);
@@ -393,7 +415,7 @@ aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset* input, aclm
   std::shared_ptr<aclmdlExecConfigHandle> config;
   if (handle != nullptr)
     if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
-  return execute_async(modelId, input, output, stream, __func__);
+  return execute_async(modelId, input, output, stream, config.get(), __func__);
 }
 
 aclmdlExecConfigHandle* aclmdlCreateExecConfigHandle() { return create_handle(exec_config_handles(), __func__); }

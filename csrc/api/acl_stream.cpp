@@ -65,7 +65,9 @@ aclError report_failure(const char* api, aclrtStream handle, const Stream& strea
   return code;
 }
 
-aclError synchronize(aclrtStream handle, int32_t timeout, const char* api) {
+}  // namespace
+
+aclError ascendsim::synchronize_stream(aclrtStream handle, int32_t timeout, const char* api) {
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, api, &stream)) return ret;
   Stream::Failure failure;
@@ -75,8 +77,6 @@ aclError synchronize(aclrtStream handle, int32_t timeout, const char* api) {
   if (ret != ACL_SUCCESS) return report_failure(api, handle, *stream, ret, failure);
   return ACL_SUCCESS;
 }
-
-}  // namespace
 
 aclrtStreamConfigHandle* aclrtCreateStreamConfigHandle(void) {
   auto* handle = new (std::nothrow) aclrtStreamConfigHandle{};
@@ -173,11 +173,11 @@ aclError aclrtDestroyStreamForce(aclrtStream handle) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize(stream, -1, __func__); }
+aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize_stream(stream, -1, __func__); }
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
   if (aclError ret = check_sync_timeout(timeout, __func__)) return ret;
-  return synchronize(stream, timeout, __func__);
+  return synchronize_stream(stream, timeout, __func__);
 }
 
 aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus* status) {

@@ -5,17 +5,17 @@
 //   2. I/O nodes: the byte size each plan needs for each model input and output;
 //   3. nodes: for every node the kernel factory of its (op type, domain) builds the kernel from the node's
 //      static description; a node without kernel fails the load, naming the node;
-//   4. task sink: every node becomes one {func, context} entry of the plan's node array. The context holds
+//   4. task sink: every node becomes one {func, context} entry of its stream's node array. The context holds
 //      the kernel and the node's input/output pointer arrays, already resolved to feature-map + offset and
 //      weights + offset; the pointers of model inputs and outputs are slots patched with the user's buffer
 //      addresses at each execution (zero copy). A VIEW node whose output coincides with its input is left
 //      out; a node flagged ROUND_OUTPUTS_FP16 gets a func that rounds its float outputs after the kernel.
 //
-// Execution of a plan is the pure-C loop of executor/sequential_executor.c over the node array, in node
-// order, which is the global task order of TASK_INFO. For a plan with several streams that serial order is
-// always correct (docs/om-format.md §6: events become no-ops), and on a CPU it is also the fast choice: the
-// kernels already use every core through the intra-op thread pool, so running streams on their own threads
-// would only oversubscribe the cores. The compiler's events are therefore not needed at run time.
+//      The tasks of TASK_INFO are sunk per stream, in their order: a KERNEL task is its node's entry, and
+//      the compiler's EVENT_RECORD / EVENT_WAIT tasks become event nodes (executor/stream_runner.h).
+//
+// Execution of a plan is the executor's: every stream is the pure-C loop of executor/sequential_executor.c
+// over its node array; a plan with several streams runs them concurrently, synchronised by its events.
 //
 // Concurrent executions: an instance (feature map, kernels, contexts) serves one execution at a time. The
 // first instance of each plan is built at load on the shared arena; an execution that finds it busy takes
@@ -33,6 +33,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "executor/stream_runner.h"
 #include "runtime/device.h"
 
 namespace ascendsim::model {
@@ -88,18 +89,24 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One stream's view of a plan's per-node times: its node array entry -> plan node (kNone: an event node).
 struct TimingUser {
   std::vector<std::atomic<uint64_t>>* ns;
+  const uint32_t* plan_node;
 };
 
 extern "C" void ascendsim_add_node_time(void* user, size_t index, uint64_t start_ns, uint64_t end_ns) {
-  (*static_cast<TimingUser*>(user)->ns)[index].fetch_add(end_ns - start_ns, std::memory_order_relaxed);
+  auto* u = static_cast<TimingUser*>(user);
+  if (u->plan_node[index] != kNone) (*u->ns)[u->plan_node[index]].fetch_add(end_ns - start_ns, std::memory_order_relaxed);
 }
+
+constexpr size_t kMaxBoundInstances = 4;  // work memories remembered per plan (ExecOptions::work)
 
 }  // namespace
 
 struct PlanInstance {
-  std::mutex busy;                  // extra instances only; the primaries use LoadedModel::primary_mutex_
+  std::mutex busy;                  // extra and bound instances; the primaries use LoadedModel::primary_mutex_
+  std::atomic<int> waiters{0};      // bound instances: executions about to take `busy` (not to be evicted)
   Device* device = nullptr;
   void* feature_map = nullptr;
   bool owns_feature_map = false;
@@ -107,8 +114,8 @@ struct PlanInstance {
   std::vector<void*> slots;         // every node's input then output pointers, node after node
   std::vector<NodeContext> contexts;
   std::vector<RoundOutput> rounds;
-  std::vector<ascendsim_exec_node> nodes;
-  std::vector<uint32_t> plan_node;  // node array entry -> plan node id (timing report)
+  std::unique_ptr<executor::StreamRunner> runner;
+  std::vector<std::vector<uint32_t>> plan_node;  // per stream: node array entry -> plan node id or kNone
   std::vector<std::vector<uint32_t>> input_slots;   // per model input: the slots holding its address
   std::vector<std::vector<uint32_t>> output_slots;
 
@@ -181,7 +188,7 @@ aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const 
       return ret;
 
   if (model->timing_) {
-    for (auto& plan : model->plans_) model->node_ns_.emplace_back(plan->primary->nodes.size());
+    for (auto& plan : model->plans_) model->node_ns_.emplace_back(plan->def->nodes.size());
     model->runs_ = std::vector<std::atomic<uint64_t>>(model->plans_.size());
   }
   model->mutable_def_ = def;
@@ -267,6 +274,7 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
     if (!skipped[n] && (p.nodes[n].flags & kernels::kRoundOutputsFp16) != 0) round_total += p.nodes[n].outputs.size();
   inst->rounds.reserve(round_total);
   size_t slot = 0;
+  std::vector<uint32_t> context_of(p.nodes.size(), kNone);
   for (size_t n = 0; n < p.nodes.size(); ++n) {
     if (skipped[n]) continue;
     const NodeDef& node = p.nodes[n];
@@ -297,15 +305,30 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
         ++ctx.round_count;
       }
     }
+    context_of[n] = static_cast<uint32_t>(inst->contexts.size());
     inst->contexts.push_back(ctx);
-    inst->plan_node.push_back(static_cast<uint32_t>(n));
   }
-  inst->nodes.reserve(inst->contexts.size());
-  for (NodeContext& ctx : inst->contexts)
-    inst->nodes.push_back({ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs : ascendsim_run_kernel, &ctx});
-  log(kLogDebug, "GE", "%s: model '%s' plan %zu: stage nodes: %zu kernels, %.3f ms; stage task sink: %zu tasks, "
-      "%zu view nodes elided, %.3f ms", api, name_.c_str(), plan,
-      inst->contexts.size(), nodes_ms, inst->nodes.size(), p.nodes.size() - inst->nodes.size(), ms_since(t0));
+  inst->runner = std::make_unique<executor::StreamRunner>(p.stream_count, p.event_count);
+  inst->plan_node.resize(inst->runner->stream_count());
+  std::vector<uint32_t> records(p.event_count, 0);  // per event: RECORD tasks so far (the ordinal)
+  for (const TaskDef& task : p.tasks) {
+    if (task.type == TaskType::Kernel) {
+      if (skipped[task.node]) continue;
+      NodeContext& ctx = inst->contexts[context_of[task.node]];
+      inst->runner->add_node(task.stream, {ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs
+                                                               : ascendsim_run_kernel, &ctx});
+      inst->plan_node[task.stream].push_back(task.node);
+      continue;
+    }
+    if (task.type == TaskType::EventRecord)
+      inst->runner->add_record(task.stream, task.arg, ++records[task.arg]);
+    else
+      inst->runner->add_wait(task.stream, task.arg, records[task.arg]);
+    inst->plan_node[task.stream].push_back(kNone);
+  }
+  log(kLogDebug, "GE", "%s: model '%s' plan %zu: stage nodes: %zu kernels, %.3f ms; stage task sink: %zu tasks on "
+      "%u streams with %u events, %zu view nodes elided, %.3f ms", api, name_.c_str(), plan, inst->contexts.size(),
+      nodes_ms, p.tasks.size(), p.stream_count, p.event_count, p.nodes.size() - inst->contexts.size(), ms_since(t0));
   *out = std::move(inst);
   return ACL_SUCCESS;
 }
@@ -347,7 +370,8 @@ aclError LoadedModel::select_plan(const void* gear_data, size_t gear_size, const
               "SetInputDynamicDims before executing)", api, name_.c_str(), got.c_str());
 }
 
-PlanInstance* LoadedModel::acquire(PlanRuntime& plan, const char* api, aclError* error) {
+PlanInstance* LoadedModel::acquire(size_t plan_index, const char* api, aclError* error) {
+  PlanRuntime& plan = *plans_[plan_index];
   if (primary_mutex_.try_lock()) return plan.primary.get();
   if (user_memory_) {  // the user's memory is the only memory: wait for the running execution
     primary_mutex_.lock();
@@ -366,15 +390,41 @@ PlanInstance* LoadedModel::acquire(PlanRuntime& plan, const char* api, aclError*
       return nullptr;
     }
   }
-  size_t plan_index = 0;
-  for (size_t i = 0; i < plans_.size(); ++i)
-    if (plans_[i].get() == &plan) plan_index = i;
   std::unique_ptr<PlanInstance> inst;
   // On failure the half-built instance, which owns fm, releases it.
   if ((*error = build_instance(plan_index, fm, true, api, &inst)) != ACL_SUCCESS) return nullptr;
   inst->busy.lock();
   plan.extra.push_back(std::move(inst));
   return plan.extra.back().get();
+}
+
+// The instance whose feature map is the user's `work` memory. Two executions with the same work memory are
+// serialised on it (the memory can hold one execution's tensors at a time).
+PlanInstance* LoadedModel::acquire_bound(size_t plan_index, void* work, const char* api, aclError* error) {
+  PlanRuntime& plan = *plans_[plan_index];
+  std::unique_lock<std::mutex> lock(plan.pool_mutex);
+  for (auto& inst : plan.bound) {
+    if (inst->feature_map != work) continue;
+    PlanInstance* found = inst.get();
+    found->waiters.fetch_add(1);
+    lock.unlock();
+    found->busy.lock();
+    found->waiters.fetch_sub(1);
+    return found;
+  }
+  if (plan.bound.size() >= kMaxBoundInstances) {  // forget an idle one
+    for (auto it = plan.bound.begin(); it != plan.bound.end(); ++it) {
+      if ((*it)->waiters.load() != 0 || !(*it)->busy.try_lock()) continue;
+      (*it)->busy.unlock();
+      plan.bound.erase(it);
+      break;
+    }
+  }
+  std::unique_ptr<PlanInstance> inst;
+  if ((*error = build_instance(plan_index, work, false, api, &inst)) != ACL_SUCCESS) return nullptr;
+  inst->busy.lock();
+  plan.bound.push_back(std::move(inst));
+  return plan.bound.back().get();
 }
 
 void LoadedModel::release(PlanRuntime& plan, PlanInstance* instance) {
@@ -384,25 +434,36 @@ void LoadedModel::release(PlanRuntime& plan, PlanInstance* instance) {
     instance->busy.unlock();
 }
 
-aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void* const* outputs, const char* api) {
+aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void* const* outputs,
+                              const ExecOptions& options, const char* api) {
   PlanRuntime& plan = *plans_[plan_index];
   aclError error = ACL_SUCCESS;
-  PlanInstance* inst = acquire(plan, api, &error);
+  PlanInstance* inst = options.work != nullptr ? acquire_bound(plan_index, options.work, api, &error)
+                                               : acquire(plan_index, api, &error);
   if (inst == nullptr) return error;
   void** slots = inst->slots.data();
   for (size_t i = 0, n = inst->input_slots.size(); i < n; ++i)
     for (uint32_t s : inst->input_slots[i]) slots[s] = const_cast<void*>(inputs[i]);
   for (size_t i = 0, n = inst->output_slots.size(); i < n; ++i)
     for (uint32_t s : inst->output_slots[i]) slots[s] = outputs[i];
+  uint32_t late_event = kNone;
+  bool in_time;
   if (!timing_) {
-    ascendsim_execute_nodes(inst->nodes.data(), inst->nodes.size());
+    in_time = inst->runner->run(nullptr, nullptr, options.event_timeout_ms, &late_event);
   } else {
-    TimingUser user{&node_ns_[plan_index]};
-    ascendsim_execute_nodes_subscribed(inst->nodes.data(), inst->nodes.size(), ascendsim_add_node_time, &user);
+    std::vector<TimingUser> users;
+    std::vector<void*> user_pointers;
+    for (const std::vector<uint32_t>& map : inst->plan_node) users.push_back({&node_ns_[plan_index], map.data()});
+    for (TimingUser& u : users) user_pointers.push_back(&u);
+    in_time = inst->runner->run(ascendsim_add_node_time, user_pointers.data(), options.event_timeout_ms, &late_event);
     runs_[plan_index].fetch_add(1, std::memory_order_relaxed);
   }
   last_plan_.store(plan_index, std::memory_order_relaxed);
   release(plan, inst);
+  if (!in_time)
+    return fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "%s: model '%s': a stream waited longer than the event sync timeout "
+                "(%d ms) for event %u; the execution completed", api, name_.c_str(), options.event_timeout_ms,
+                late_event);
   return ACL_SUCCESS;
 }
 
@@ -410,8 +471,7 @@ aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void
 void LoadedModel::report_timing() const {
   for (size_t p = 0; p < node_ns_.size() && p < plans_.size(); ++p) {
     const uint64_t runs = runs_[p].load();
-    if (runs == 0 || !plans_[p]->primary) continue;
-    const PlanInstance& inst = *plans_[p]->primary;
+    if (runs == 0) continue;
     std::vector<std::pair<uint64_t, size_t>> order;
     uint64_t total = 0;
     for (size_t i = 0; i < node_ns_[p].size(); ++i) {
@@ -419,10 +479,12 @@ void LoadedModel::report_timing() const {
       total += order.back().first;
     }
     std::sort(order.rbegin(), order.rend());
-    std::fprintf(stderr, "[ascendsim] model '%s' plan %zu: %llu executions, %.3f ms per execution in %zu nodes\n",
-                 name_.c_str(), p, static_cast<unsigned long long>(runs), total / 1e6 / runs, order.size());
+    while (!order.empty() && order.back().first == 0) order.pop_back();  // elided view nodes
+    std::fprintf(stderr, "[ascendsim] model '%s' plan %zu: %llu executions, %.3f ms of node time per execution "
+                 "(summed over streams) in %zu nodes\n", name_.c_str(), p, static_cast<unsigned long long>(runs),
+                 total / 1e6 / runs, order.size());
     for (const auto& [ns, i] : order) {
-      const NodeDef& node = plans_[p]->def->nodes[inst.plan_node[i]];
+      const NodeDef& node = plans_[p]->def->nodes[i];
       std::fprintf(stderr, "  %10.3f us  %5.1f%%  %s (%s)\n", ns / 1e3 / runs, total ? 100.0 * ns / total : 0.0,
                    node.name.c_str(), node.op_type.c_str());
     }

@@ -28,6 +28,12 @@ struct UserMemory {
   size_t weight_size = 0;
 };
 
+// One execution's options (aclmdlExecuteV2's exec config), checked by the API layer.
+struct ExecOptions {
+  void* work = nullptr;           // ACL_MDL_WORK_ADDR_PTR: the feature map of this execution, or null
+  int32_t event_timeout_ms = -1;  // ACL_MDL_EVENT_SYNC_TIMEOUT: longest wait of a stream for another's event
+};
+
 // One execution's state of one plan: feature-map memory, kernels, contexts and the {func, context} array.
 // Concurrent executions of the same plan each hold their own instance (see PlanRuntime::acquire).
 struct PlanInstance;
@@ -39,10 +45,12 @@ struct PlanRuntime {
   std::vector<size_t> output_sizes;
   std::vector<std::vector<int64_t>> output_dims;
   // Instances: the first is built at load; further ones on demand when executions overlap (unless the
-  // model runs in user memory: then executions are serialised on the first).
+  // model runs in user memory: then executions are serialised on the first); and one per work memory an
+  // execution brought (ExecOptions::work), kept for the next execution with the same memory.
   std::unique_ptr<PlanInstance> primary;
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<PlanInstance>> extra;
+  std::vector<std::unique_ptr<PlanInstance>> bound;
 };
 
 class LoadedModel {
@@ -65,9 +73,11 @@ class LoadedModel {
   aclError select_plan(const void* gear_data, size_t gear_size, const char* api, size_t* plan) const;
 
   // Runs plan `plan` with the users' buffers (zero copy: the kernels read and write them directly).
-  // The caller has checked the counts and sizes. Thread-safe; returns an error only when an extra
-  // feature-map for an overlapping execution cannot be allocated.
-  aclError execute(size_t plan, const void* const* inputs, void* const* outputs, const char* api);
+  // The caller has checked the counts and sizes, and options.work. Thread-safe; returns an error when an
+  // extra feature-map for an overlapping execution cannot be allocated, or when a stream waited longer
+  // than options.event_timeout_ms for an event.
+  aclError execute(size_t plan, const void* const* inputs, void* const* outputs, const ExecOptions& options,
+                   const char* api);
 
   // The plan run by the latest execute (for aclmdlGetCurOutputDims).
   size_t last_plan() const { return last_plan_.load(std::memory_order_relaxed); }
@@ -76,7 +86,8 @@ class LoadedModel {
   LoadedModel() = default;
   aclError build_instance(size_t plan, void* feature_map, bool owns_feature_map, const char* api,
                           std::unique_ptr<PlanInstance>* out);
-  PlanInstance* acquire(PlanRuntime& plan, const char* api, aclError* error);
+  PlanInstance* acquire(size_t plan, const char* api, aclError* error);
+  PlanInstance* acquire_bound(size_t plan, void* work, const char* api, aclError* error);
   void release(PlanRuntime& plan, PlanInstance* instance);
   void report_timing() const;
 
@@ -93,7 +104,7 @@ class LoadedModel {
   std::mutex primary_mutex_;         // held while a primary instance (the shared arena) runs
   // Per-node timing (ASCENDSIM_NODE_TIMING=1): the subscriber loop adds to these; reported at unload.
   bool timing_ = false;
-  std::vector<std::vector<std::atomic<uint64_t>>> node_ns_;  // per plan, per node array entry
+  std::vector<std::vector<std::atomic<uint64_t>>> node_ns_;  // per plan, per plan node
   std::vector<std::atomic<uint64_t>> runs_;                  // per plan
 };
 

@@ -253,27 +253,6 @@ def test_force_fp16_rounds_outputs_after_each_node(tmp_path: Path, device: int) 
     assert aclmdlUnload(model_id) == ACL_SUCCESS
 
 
-def test_multi_stream_model(tmp_path: Path, device: int) -> None:
-    from ascendsim.compiler import om_reader
-
-    rng = np.random.default_rng(4)
-    cs = [const(f"c{i}", rng.standard_normal((1, 32)).astype(np.float32)) for i in range(4)]
-    nodes = [helper.make_node("Add", ["x", "c0"], ["a0"]), helper.make_node("Relu", ["a0"], ["b0"]),
-             helper.make_node("Add", ["x", "c1"], ["a1"]), helper.make_node("Relu", ["a1"], ["b1"]),
-             helper.make_node("Add", ["b0", "c2"], ["d0"]), helper.make_node("Add", ["b1", "c3"], ["d1"]),
-             helper.make_node("Add", ["d0", "d1"], ["y"])]
-    graph = helper.make_graph(nodes, "branches", [tensor("x", [1, 32])], [tensor("y", [1, 32])], cs)
-    model = helper.make_model(graph, opset_imports=OPSET)
-    path = compile_model(model, tmp_path, "branches", disabled_passes=["elementwise_fusion"])
-    streams = om_reader.read_om(str(path)).plans[0]["stream_count"]
-    model_id = load(path)
-    x = rng.standard_normal((1, 32)).astype(np.float32)
-    expected = reference(model, {"x": x})
-    np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
-    assert aclmdlUnload(model_id) == ACL_SUCCESS
-    assert streams >= 2  # the two branches went to two streams: run here in the global task order
-
-
 @pytest.mark.parametrize("mode", ["async", "sync"])
 def test_two_threads_execute_the_same_model_at_once(add_model: tuple[int, onnx.ModelProto], mode: str) -> None:
     model_id, model = add_model

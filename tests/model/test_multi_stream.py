@@ -1,0 +1,194 @@
+"""Plans with several streams run as the compiler assigned them: one loop per stream, concurrently, synchronised
+by the plan's events (csrc/executor/stream_runner.h). Checked here through aclmdlExecute: the numbers match
+onnxruntime and the single-stream compile of the same model over many executions, the stream threads exist,
+per-node timing sees every stream, and ACL_MDL_EVENT_SYNC_TIMEOUT reports a stream that waited too long.
+(The runner's ordering guarantees themselves are checked under ThreadSanitizer in test_executor_units.py.)"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from exec_helpers import (
+    OPSET,
+    DeviceBuffers,
+    compile_model,
+    const,
+    execute_from_two_threads,
+    execute_once,
+    random_inputs,
+    reference,
+    tensor,
+)
+from onnx import helper
+
+from ascendcl import (
+    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+    ACL_MDL_EVENT_SYNC_TIMEOUT,
+    ACL_SUCCESS,
+    aclGetRecentErrMsg,
+    aclmdlCreateExecConfigHandle,
+    aclmdlDestroyExecConfigHandle,
+    aclmdlExecuteAsyncV2,
+    aclmdlExecuteV2,
+    aclmdlLoadFromFile,
+    aclmdlSetExecConfigOpt,
+    aclmdlUnload,
+    aclrtSynchronizeStream,
+)
+from ascendsim.compiler import om_reader
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compiler"))
+from onnx_models import bert_layer, inception_block
+
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def load(path: Path) -> int:
+    model_id, ret = aclmdlLoadFromFile(str(path))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    return model_id
+
+
+def stream_threads() -> int:
+    """Threads of this process named by the stream runner (ascendsim-s<stream>)."""
+    return sum(1 for comm in Path("/proc/self/task").glob("*/comm") if comm.read_text().startswith("ascendsim-s"))
+
+
+@pytest.fixture(params=["inception", "bert"])
+def branchy(request: pytest.FixtureRequest, tmp_path: Path, device: int) -> Iterator[tuple[int, onnx.ModelProto, Path]]:
+    model = inception_block() if request.param == "inception" else bert_layer()
+    path = compile_model(model, tmp_path, request.param)
+    plan = om_reader.read_om(str(path)).plans[0]
+    assert plan["stream_count"] >= 3 and plan["event_count"] >= 2, plan["stream_count"]
+    before = stream_threads()
+    model_id = load(path)
+    assert stream_threads() - before == plan["stream_count"] - 1  # one worker per stream but the first
+    yield model_id, model, path
+    assert aclmdlUnload(model_id) == ACL_SUCCESS
+    assert stream_threads() == before
+
+
+def test_streams_match_onnxruntime_and_the_single_stream_build(branchy: tuple[int, onnx.ModelProto, Path],
+                                                               tmp_path: Path) -> None:
+    model_id, model, _ = branchy
+    serial_id = load(compile_model(model, tmp_path, "serial", single_stream=True))
+    rng = np.random.default_rng(0)
+    try:
+        for _ in range(25):
+            feeds = random_inputs(model, rng)
+            expected = reference(model, feeds)
+            got = execute_once(model_id, list(feeds.values()), expected)
+            serial = execute_once(serial_id, list(feeds.values()), expected)
+            for g, s, e in zip(got, serial, expected):
+                np.testing.assert_array_equal(g, s)  # same kernels, same data: the order of streams changes nothing
+                np.testing.assert_allclose(g, e, **TOLERANCE)
+    finally:
+        assert aclmdlUnload(serial_id) == ACL_SUCCESS
+
+
+@pytest.mark.parametrize("mode", ["async", "sync"])
+def test_two_threads_execute_a_multi_stream_model(branchy: tuple[int, onnx.ModelProto, Path], mode: str) -> None:
+    model_id, model, _ = branchy
+    name = model.graph.input[0].name
+    shape = tuple(d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim)
+    if len(model.graph.input) != 1:
+        pytest.skip("the two-thread harness feeds one input")
+
+    def feeds(rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+        return [random_inputs(model, rng) for _ in range(15)]
+
+    def check(label: str, feed: dict[str, np.ndarray], output: np.ndarray) -> None:
+        np.testing.assert_allclose(output, reference(model, {name: feed[name]})[0], **TOLERANCE, err_msg=label)
+
+    assert execute_from_two_threads(model_id, mode, feeds, output_shape=shape, check=check, timeout=120) == []
+
+
+def test_node_timing_sees_every_stream(tmp_path: Path) -> None:
+    from acl_helpers import run_python
+
+    model = inception_block()
+    path = compile_model(model, tmp_path, "timed")
+    nodes = om_reader.read_om(str(path)).plans[0]["nodes"]
+    out_shape = tuple(d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim)
+    code = f"""
+        import numpy as np, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from exec_helpers import DeviceBuffers
+        from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclmdlExecute, aclmdlUnload
+        aclInit(""); aclrtSetDevice(0)
+        model_id, ret = aclmdlLoadFromFile({str(path)!r}); assert ret == 0
+        ins = DeviceBuffers([np.ones((1, 8, 12, 12), np.float32)])
+        outs = DeviceBuffers([np.zeros({out_shape}, np.float32)])
+        for _ in range(3):
+            assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == 0
+        assert aclmdlUnload(model_id) == 0
+    """
+    result = run_python(code, env={"ASCENDSIM_NODE_TIMING": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "3 executions" in result.stderr and f"in {len(nodes)} nodes" in result.stderr, result.stderr
+    for node in nodes:
+        assert f"{node['name']} ({node['op_type']})" in result.stderr
+
+
+def slow_branch_model(layers: int = 24, n: int = 256) -> onnx.ModelProto:
+    """x -> Softmax on one stream, x -> `layers` MatMuls on another, joined by an Add that waits for the long
+    branch: the stream holding the Softmax waits for the MatMul chain's event."""
+    rng = np.random.default_rng(5)
+    weights = [const(f"w{i}", (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)) for i in range(layers)]
+    nodes = [helper.make_node("Softmax", ["x"], ["light"])]
+    previous = "x"
+    for i in range(layers):
+        nodes.append(helper.make_node("MatMul", [previous, f"w{i}"], [f"h{i}"]))
+        previous = f"h{i}"
+    nodes.append(helper.make_node("Add", ["light", previous], ["y"]))
+    graph = helper.make_graph(nodes, "slow_branch", [tensor("x", [n, n])], [tensor("y", [n, n])], weights)
+    return helper.make_model(graph, opset_imports=OPSET)
+
+
+def test_event_sync_timeout_reports_a_long_wait(tmp_path: Path, device: int, stream: int) -> None:
+    model = slow_branch_model()
+    path = compile_model(model, tmp_path, "slow_branch")
+    om = om_reader.read_om(str(path))
+    waits = [t for t in om.tasks[0] if t["type"] == "EVENT_WAIT"]
+    join = len(om.plans[0]["nodes"]) - 1
+    assert [w["node"] for w in waits] == [join], waits  # the join waits for the MatMul chain's stream
+    model_id = load(path)
+    x = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float32)
+    expected = reference(model, {"x": x})[0]
+    config = aclmdlCreateExecConfigHandle()
+    ins, outs = DeviceBuffers([x]), DeviceBuffers([np.zeros_like(x)])
+    try:
+        for timeout_ms, wanted in ((1, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT), (600000, ACL_SUCCESS)):
+            value = ctypes.c_int32(timeout_ms)
+            assert aclmdlSetExecConfigOpt(config, ACL_MDL_EVENT_SYNC_TIMEOUT, ctypes.addressof(value), 4) == ACL_SUCCESS
+            for way in ("sync", "on stream", "async"):
+                # The waiting stream may itself be preempted until the chain is done (2 busy CPUs): then its
+                # wait is short. So a late wait is looked for over a few executions; each completes correctly.
+                results = []
+                for _ in range(10):
+                    outs.write(0, np.zeros_like(x))
+                    if way == "async":
+                        assert aclmdlExecuteAsyncV2(model_id, ins.dataset, outs.dataset, stream, config) == ACL_SUCCESS
+                        ret = aclrtSynchronizeStream(stream)
+                    else:
+                        ret = aclmdlExecuteV2(model_id, ins.dataset, outs.dataset, 0 if way == "sync" else stream,
+                                              config)
+                    results.append(ret)
+                    if ret != ACL_SUCCESS:
+                        assert ret == wanted and f"event {waits[0]['arg']}" in aclGetRecentErrMsg()
+                    # the execution completed all the same: nothing the user had is lost
+                    np.testing.assert_allclose(outs.read()[0], expected, rtol=1e-3, atol=1e-3)
+                    if ret == wanted:
+                        break
+                assert wanted in results, (way, timeout_ms, results)
+    finally:
+        ins.close()
+        outs.close()
+        assert aclmdlDestroyExecConfigHandle(config) == ACL_SUCCESS
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
