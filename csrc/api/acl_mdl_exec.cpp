@@ -31,7 +31,8 @@ using namespace ascendsim::model;
 struct aclmdlConfigHandle {
   int32_t priority = 0;
   size_t load_type = 0;
-  const char* path = nullptr;
+  std::string path;  // copied when set, as GE does: the caller's string may be gone by the load
+  bool has_path = false;
   const void* mem = nullptr;
   size_t mem_size = 0;
   void* weight = nullptr;
@@ -491,11 +492,15 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
     case ACL_MDL_MEM_ADDR_PTR:
     case ACL_MDL_WEIGHT_ADDR_PTR:
     case ACL_MDL_WORKSPACE_ADDR_PTR: {
-      // The value is the pointer itself (for the path: a char* whose string must outlive the load).
+      // The value is the pointer itself (for the path: a char*, whose string is copied).
       if (aclError ret = need(sizeof(void*))) return ret;
       void* p;
       std::memcpy(&p, attrValue, sizeof p);
-      if (attr == ACL_MDL_PATH_PTR) config->path = static_cast<const char*>(p);
+      if (attr == ACL_MDL_PATH_PTR) {
+        if (p == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: the ACL_MDL_PATH_PTR value is NULL", __func__);
+        config->path = static_cast<const char*>(p);
+        config->has_path = true;
+      }
       if (attr == ACL_MDL_MEM_ADDR_PTR) config->mem = p;
       if (attr == ACL_MDL_WEIGHT_ADDR_PTR) config->weight = p;
       if (attr == ACL_MDL_WORKSPACE_ADDR_PTR) config->work = p;
@@ -531,9 +536,9 @@ aclError aclmdlLoadWithConfig(const aclmdlConfigHandle* handle, uint32_t* modelI
   switch (config->load_type) {
     case ACL_MDL_LOAD_FROM_FILE:
     case ACL_MDL_LOAD_FROM_FILE_WITH_MEM:
-      if (config->path == nullptr)
+      if (!config->has_path)
         return fail(ACL_ERROR_INVALID_PARAM, "%s: load type %zu needs ACL_MDL_PATH_PTR", __func__, config->load_type);
-      return load_file(config->path, modelId, config->load_type == ACL_MDL_LOAD_FROM_FILE ? nullptr : &user, __func__);
+      return load_file(config->path.c_str(), modelId, config->load_type == ACL_MDL_LOAD_FROM_FILE ? nullptr : &user, __func__);
     case ACL_MDL_LOAD_FROM_MEM:
     case ACL_MDL_LOAD_FROM_MEM_WITH_MEM:
       if (config->mem == nullptr || config->mem_size == 0)

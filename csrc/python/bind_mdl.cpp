@@ -301,7 +301,7 @@ void bind_mdl_functions(PyObject* module) {
   // AIPP of a loaded model
   BIND(aclmdlGetAippType);
   BIND_RAW(aclmdlGetFirstAippInfo, get_first_aipp_info);
-  // config handles (attrValue is an address here; pyACL's set_config_opt value conversion is not done yet)
+  // config handles (attrValue is an address here; acl.mdl.set_config_opt takes the value itself)
   BIND(aclmdlCreateConfigHandle);
   BIND(aclmdlDestroyConfigHandle);
   BIND(aclmdlSetConfigOpt);
