@@ -178,8 +178,9 @@ PyObject* set_input_dynamic_dims(PyObject* self, PyObject* const* args, Py_ssize
   return PyLong_FromLong(aclmdlSetInputDynamicDims(model_id, dataset, index, &dims));
 }
 
-// (model_id, index) -> (aipp_dict, ret), None in place of the dict on failure. Keys are aclAippInfo's
-// member names (pyACL's own key spelling is not documented in our sources).
+// (model_id, index) -> (aipp_dict, ret), None in place of the dict on failure. The keys are pyACL's
+// (aclAippInfo's member names; aippExtend is the address of the extension, 0 here), plus matrixR0C2,
+// matrixR2C0 and matrixR2C1, which pyACL leaves out of its dict.
 PyObject* get_first_aipp_info(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   uint32_t model_id = 0;
   size_t index = 0;
@@ -219,6 +220,7 @@ PyObject* get_first_aipp_info(PyObject* self, PyObject* const* args, Py_ssize_t 
   };
   for (const auto& [key, value] : ints) put(key, PyLong_FromLong(value));
   for (const auto& [key, value] : floats) put(key, PyFloat_FromDouble(static_cast<double>(value)));
+  put("aippExtend", PyLong_FromVoidPtr(a.aippExtend));
   put("srcDimNum", PyLong_FromSize_t(a.srcDimNum));
   put("shapeCount", PyLong_FromSize_t(a.shapeCount));
   const size_t shapes = a.shapeCount < ACL_MAX_SHAPE_COUNT ? a.shapeCount : ACL_MAX_SHAPE_COUNT;

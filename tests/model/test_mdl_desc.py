@@ -300,6 +300,16 @@ def test_aipp_queries(models: dict[str, Path], device: int) -> None:
     assert info["meanChn0"] == record["mean_chn_0"] == 10 and info["varReciChn0"] == 0.5
     assert info["srcFormat"] == C.ACL_FORMAT_NHWC and info["srcDatatype"] == C.ACL_UINT8
     assert info["shapeCount"] == 1 and info["srcDimNum"] == 4
+    pyacl_keys = {  # every key pyACL's dict has
+        "cscSwitch", "matrixR0C0", "matrixR0C1", "matrixR1C0", "matrixR1C1", "matrixR1C2", "matrixR2C2",
+        "outputBias0", "outputBias1", "outputBias2", "inputBias0", "inputBias1", "inputBias2", "rbuvSwapSwitch",
+        "axSwapSwitch", "singleLineMode", "srcImageSizeW", "srcImageSizeH", "srcFormat", "srcDatatype", "srcDimNum",
+        "shapeCount", "inputFormat", "aippExtend", "cropSwitch", "loadStartPosW", "loadStartPosH", "cropSizeW",
+        "cropSizeH", "resizeSwitch", "resizeOutputW", "resizeOutputH", "paddingSwitch", "leftPaddingSize",
+        "rightPaddingSize", "topPaddingSize", "bottomPaddingSize", "meanChn0", "meanChn1", "meanChn2", "meanChn3",
+        "minChn0", "minChn1", "minChn2", "minChn3", "varReciChn0", "varReciChn1", "varReciChn2", "varReciChn3",
+        "outDims"}
+    assert pyacl_keys <= set(info) and info["aippExtend"] == 0
     (shape,) = info["outDims"]
     assert shape["srcDims"]["dims"] == [1, 8, 8, 3] and shape["srcSize"] == 8 * 8 * 3
     assert shape["aippOutdims"]["dims"] == record["out_dims"][0] and shape["aippOutSize"] == 1 * 3 * 8 * 8 * 4
