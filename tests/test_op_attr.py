@@ -46,16 +46,31 @@ def address(array: np.ndarray) -> int:
 
 # ---- storage and the kernels' view -----------------------------------------------------------------------
 
-def test_values_reach_the_kernels_as_decoded_attributes(tmp_path: Path) -> None:
+def build_check(tmp_path: Path, *flags: str) -> Path:
+    """tests/c/op_attr_check.cpp with the sources it checks (the internals are not exported)."""
     program = tmp_path / "op_attr_check"
     sources = [TESTS / "c" / "op_attr_check.cpp", ROOT / "csrc" / "api" / "acl_op_attr.cpp",
                ROOT / "csrc" / "runtime" / "op_attr.cpp", ROOT / "csrc" / "core" / "error.cpp",
                ROOT / "csrc" / "core" / "log.cpp"]
-    command = ["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror",
+    command = ["g++", "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", *flags,
                f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", *map(str, sources), "-o", str(program), "-lpthread"]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stderr
-    result = subprocess.run([str(program)], capture_output=True, text=True, timeout=60, check=False)
+    return program
+
+
+def test_values_reach_the_kernels_as_decoded_attributes(tmp_path: Path) -> None:
+    result = subprocess.run([str(build_check(tmp_path))], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
+
+
+def test_concurrent_use_under_tsan(tmp_path: Path) -> None:
+    probe = subprocess.run(["g++", "-fsanitize=thread", "-x", "c++", "-", "-o", str(tmp_path / "probe")],
+                           input="int main() { return 0; }", capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip("the compiler cannot build with -fsanitize=thread")
+    program = build_check(tmp_path, "-fsanitize=thread")
+    result = subprocess.run([str(program)], capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
 
 
