@@ -97,17 +97,6 @@ ACL_NOT_SUPPORTED(aclError, aclmdlFinalizeDump, ())
 /* acl_op.h */
 ACL_NOT_SUPPORTED(aclError, aclopSetModelDir, (const char *modelDir))
 ACL_NOT_SUPPORTED(aclError, aclopLoad, (const void *model, size_t modelSize))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrBool, (aclopAttr *attr, const char *attrName, uint8_t attrValue))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrInt, (aclopAttr *attr, const char *attrName, int64_t attrValue))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrFloat, (aclopAttr *attr, const char *attrName, float attrValue))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrString, (aclopAttr *attr, const char *attrName, const char *attrValue))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrDataType, (aclopAttr *attr, const char *attrName, aclDataType attrValue))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListDataType, (aclopAttr *attr, const char *attrName, int numValues, const aclDataType values[]))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListBool, (aclopAttr *attr, const char *attrName, int numValues, const uint8_t *values))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListInt, (aclopAttr *attr, const char *attrName, int numValues, const int64_t *values))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListFloat, (aclopAttr *attr, const char *attrName, int numValues, const float *values))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListString, (aclopAttr *attr, const char *attrName, int numValues, const char **values))
-ACL_NOT_SUPPORTED(aclError, aclopSetAttrListListInt, (aclopAttr *attr, const char *attrName, int numLists, const int *numValues, const int64_t *const values[]))
 ACL_NOT_SUPPORTED(aclError, aclopExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclrtStream stream))
 ACL_NOT_SUPPORTED(aclError, aclopExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream))
 ACL_NOT_SUPPORTED(aclError, aclopCreateHandle, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *opAttr, aclopHandle **handle))
@@ -120,7 +109,6 @@ ACL_NOT_SUPPORTED(aclError, aclopUnregisterCompileFunc, (const char *opType))
 ACL_NOT_SUPPORTED(aclError, aclopSetKernelArgs, (aclopKernelDesc *kernelDesc, const char *kernelId, uint32_t blockDim, const void *args, uint32_t argSize))
 ACL_NOT_SUPPORTED(aclError, aclopSetKernelWorkspaceSizes, (aclopKernelDesc *kernelDesc, int numWorkspaces, size_t *workspaceSizes))
 ACL_NOT_SUPPORTED(aclError, aclopUpdateParams, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr))
-ACL_NOT_SUPPORTED(aclError, aclopSetMaxOpQueueNum, (uint64_t maxOpNum))
 ACL_NOT_SUPPORTED(aclError, aclopInferShape, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclopAttr *attr))
 ACL_NOT_SUPPORTED(aclError, aclopStartDumpArgs, (uint32_t dumpType, const char *path))
 ACL_NOT_SUPPORTED(aclError, aclopStopDumpArgs, (uint32_t dumpType))
@@ -128,9 +116,6 @@ ACL_NOT_SUPPORTED(aclError, aclopStopDumpArgs, (uint32_t dumpType))
 ACL_NOT_SUPPORTED(aclError, aclopCompile, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath))
 ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
 ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclSetCompileopt, (aclCompileOpt opt, const char *value))
-ACL_NOT_SUPPORTED(aclError, aclGetCompileopt, (aclCompileOpt opt, char *value, size_t length))
-ACL_NOT_SUPPORTED(aclError, aclopSetCompileFlag, (aclOpCompileFlag flag))
 ACL_NOT_SUPPORTED(aclError, aclGenGraphAndDumpForOp, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, const char *graphDumpPath, const aclGraphDumpOption *graphDumpOpt))
 ACL_NOT_SUPPORTED(aclError, aclDestroyGraphDumpOpt, (const aclGraphDumpOption *graphDumpOpt))
 
@@ -148,8 +133,6 @@ ACL_NOT_SUPPORTED(aclTensorDesc *, aclmdlGetDatasetTensorDesc, (const aclmdlData
 ACL_NOT_SUPPORTED(const char *, aclmdlGetOpAttr, (aclmdlDesc *modelDesc, const char *opName, const char *attr))
 ACL_NOT_SUPPORTED(aclmdlAIPP *, aclmdlCreateAIPP, (uint64_t batchSize))
 ACL_NOT_SUPPORTED(const char *, aclmdlGetTensorRealName, (const aclmdlDesc *modelDesc, const char *name))
-/* acl_op.h */
-ACL_NOT_SUPPORTED(aclopAttr *, aclopCreateAttr, ())
 /* acl_op_compiler.h */
 ACL_NOT_SUPPORTED(aclGraphDumpOption *, aclCreateGraphDumpOpt, ())
 
@@ -159,9 +142,6 @@ ACL_NOT_SUPPORTED(size_t, aclGetTensorDescSize, (const aclTensorDesc *desc))
 ACL_NOT_SUPPORTED(size_t, aclGetTensorDescElementCount, (const aclTensorDesc *desc))
 ACL_NOT_SUPPORTED(size_t, aclGetTensorDescNumDims, (const aclTensorDesc *desc))
 ACL_NOT_SUPPORTED(int64_t, aclGetTensorDescDim, (const aclTensorDesc *desc, size_t index))
-/* acl_mdl.h */
-/* acl_op_compiler.h */
-ACL_NOT_SUPPORTED(size_t, aclGetCompileoptSize, (aclCompileOpt opt))
 
 /* ---- Return an enum: its UNDEFINED value. */
 /* acl_base.h */
@@ -174,5 +154,4 @@ ACL_NOT_SUPPORTED(aclFormat, aclGetTensorDescFormat, (const aclTensorDesc *desc)
 ACL_NOT_SUPPORTED(void, aclDestroyTensorDesc, (const aclTensorDesc *desc))
 ACL_NOT_SUPPORTED(void, aclSetTensorDescName, (aclTensorDesc *desc, const char *name))
 /* acl_op.h */
-ACL_NOT_SUPPORTED(void, aclopDestroyAttr, (const aclopAttr *attr))
 ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))

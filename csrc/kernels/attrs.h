@@ -1,6 +1,7 @@
 // Attrs: a node's attributes as the loader decoded them from the .om attribute blob (docs/om-format.md
 // §4.5): ints, floats, strings, lists of them, tensors and dicts (a FusedElementwise `program` is a list of
-// dicts). Kernels read them by name with a default; they never see the file layout.
+// dicts); single operators add lists of int lists (aclopSetAttrListListInt, runtime/op_attr.h). Kernels
+// read them by name with a default; they never see the file layout.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -21,7 +22,7 @@ struct AttrTensor {
 };
 
 struct AttrValue {
-  enum class Type { Int, Float, String, Ints, Floats, Strings, Tensor, Dicts };
+  enum class Type { Int, Float, String, Ints, Floats, Strings, Tensor, Dicts, IntLists };
   Type type = Type::Int;
   int64_t i = 0;
   double f = 0;
@@ -31,6 +32,7 @@ struct AttrValue {
   std::vector<std::string> strings;
   AttrTensor tensor;
   std::vector<std::shared_ptr<const Attrs>> dicts;  // Dicts; a single dict is a list of one (aux == 1)
+  std::vector<std::vector<int64_t>> int_lists;        // IntLists (single operators only)
 };
 
 class Attrs {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "python/module.h"
+#include "python/pyacl_args.h"
 
 namespace ascendsim::python {
 namespace {
@@ -39,12 +40,6 @@ PyObject* value_and_ret(PyObject* value, aclError ret) {
     if (value == nullptr) return nullptr;
   }
   return Py_BuildValue("(Ni)", value, ret);
-}
-
-bool check_count(PyObject* self, Py_ssize_t nargs, Py_ssize_t expected) {
-  if (nargs == expected) return true;
-  PyErr_Format(PyExc_TypeError, "%U() takes %zd arguments (%zd given)", self, expected, nargs);
-  return false;
 }
 
 // (desc, index) -> (dims_dict, ret): aclmdlGetInputDims, GetInputDimsV2, GetOutputDims, GetCurOutputDims.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "python/module.h"
+#include "python/pyacl_args.h"
 
 // acl.set_tensor_storage_shape is bound on purpose although its C function is deprecated.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -66,17 +67,6 @@ PyObject* ptr_to_bytes(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
                                    static_cast<Py_ssize_t>(size));
 }
 
-// A Python list of ints as C int64 dims (pyACL requires a list, not any sequence).
-bool parse_dims(PyObject* self, Py_ssize_t index, PyObject* arg, std::vector<int64_t>* dims) {
-  if (!PyList_Check(arg)) return type_error(self, index, "list", arg);
-  const Py_ssize_t count = PyList_GET_SIZE(arg);
-  dims->resize(static_cast<size_t>(count));
-  for (Py_ssize_t i = 0; i < count; ++i) {
-    if (!parse_input(self, index, PyList_GET_ITEM(arg, i), &(*dims)[static_cast<size_t>(i)])) return false;
-  }
-  return true;
-}
-
 // acl.create_tensor_desc(dtype, dims: list, format) -> tensor_desc (0 on failure)
 PyObject* pyacl_create_tensor_desc(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 3) {
@@ -86,7 +76,7 @@ PyObject* pyacl_create_tensor_desc(PyObject* self, PyObject* const* args, Py_ssi
   aclDataType data_type{};
   aclFormat format{};
   std::vector<int64_t> dims;
-  if (!parse_input(self, 0, args[0], &data_type) || !parse_dims(self, 1, args[1], &dims) ||
+  if (!parse_input(self, 0, args[0], &data_type) || !parse_list(self, 1, args[1], &dims) ||
       !parse_input(self, 2, args[2], &format))
     return nullptr;
   aclTensorDesc* desc = aclCreateTensorDesc(data_type, static_cast<int>(dims.size()), dims.data(), format);
@@ -102,7 +92,7 @@ PyObject* pyacl_set_shape(PyObject* self, PyObject* const* args, Py_ssize_t narg
   }
   aclTensorDesc* desc = nullptr;
   std::vector<int64_t> dims;
-  if (!parse_input(self, 0, args[0], &desc) || !parse_dims(self, 1, args[1], &dims)) return nullptr;
+  if (!parse_input(self, 0, args[0], &desc) || !parse_list(self, 1, args[1], &dims)) return nullptr;
   return PyLong_FromLong(Set(desc, static_cast<int>(dims.size()), dims.data()));
 }
 

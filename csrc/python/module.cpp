@@ -28,6 +28,7 @@ PYBIND11_MODULE(_core, m) {
   bind_runtime_functions(module);
   bind_not_supported_functions(module);
   bind_mdl_functions(module);
+  bind_op_functions(module);
   bind_callbacks(module);
   bind_pyacl_helpers(module);
   bind_extensions(module);

@@ -26,6 +26,7 @@ void bind(PyObject* module, const char* name) {
 void bind_runtime_functions(PyObject* module);      // the implemented C API, generic rule
 void bind_not_supported_functions(PyObject* module);
 void bind_mdl_functions(PyObject* module);          // acl_mdl.h with pyACL's dict shapes (after the stubs)
+void bind_op_functions(PyObject* module);           // operator attributes and settings, pyACL's acl.op shapes
 void bind_callbacks(PyObject* module);              // functions that take Python callables
 void bind_pyacl_helpers(PyObject* module);          // pyACL-only conveniences (acl.util, acl.init, ...)
 void bind_extensions(PyObject* module);             // ascendsim* statistics
