@@ -158,6 +158,7 @@ struct Request {
   size_t plan = 0;
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
+  bool input_descs = false;  // the input dataset holds tensor descriptions (see reset_output_descs)
 };
 
 aclError buffer_of(const aclDataBuffer* buffer, void** addr, size_t* size) {
@@ -205,7 +206,7 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
   // Per-thread scratch: after the first call on a thread, checking a request allocates nothing.
   thread_local std::vector<aclDataBuffer*> in_buffers, out_buffers;
   thread_local std::vector<size_t> in_sizes;
-  if (!dataset_buffers(input, &in_buffers))
+  if (!dataset_buffers(input, &in_buffers, &req->input_descs))
     return fail(ACL_ERROR_INVALID_PARAM, "%s: input dataset %p is not live (destroyed or never created)", api,
                 static_cast<const void*>(input));
   if (!dataset_buffers(output, &out_buffers))
@@ -261,6 +262,7 @@ aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDatas
   aclError ret = prepare(model_id, input, output, api, &req);
   if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), api);
   req.model.reset();  // do not keep an unloaded model alive
+  if (ret == ACL_SUCCESS && req.input_descs) reset_output_descs(output, api);
   return ret;
 }
 
@@ -274,9 +276,11 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
     return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model %u was loaded on device %d, the stream belongs to device %d",
                 api, model_id, req->model->device()->id(), stream->device_id());
   // One task: the whole model (sink mode).
-  return stream->enqueue([req]() {
+  const aclError ret = stream->enqueue([req]() {
     return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), "aclmdlExecuteAsync");
   });
+  if (ret == ACL_SUCCESS && req->input_descs) reset_output_descs(output, api);  // at the call, as CANN
+  return ret;
 }
 
 // The dataset buffer that receives gear values, checked: the model is a gear model of `type`, `index` is
