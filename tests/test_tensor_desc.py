@@ -14,7 +14,7 @@ import pytest
 
 import acl
 import ascendcl as c
-from acl_helpers import TESTS, Compiler
+from acl_helpers import TESTS, Compiler, run_python
 from ascendcl import (
     ACL_BOOL,
     ACL_DT_UNDEFINED,
@@ -511,3 +511,101 @@ def test_c_program(compiler: Compiler) -> None:
     program = compiler.build(TESTS / "c" / "tensor_desc_flow.c")
     result = compiler.run(program)
     assert result.returncode == 0 and result.stdout.startswith("ok"), result.stdout + result.stderr
+
+
+# ---- hardening ---------------------------------------------------------------------------------------------
+
+FUZZ = r"""
+import random
+import threading
+
+import acl
+
+rng = random.Random(7)
+INTS = [0, 1, -1, -2, 2, 3, 4, 16, 4096, 2**31 - 1, -2**31, 2**32 - 1, 2**63 - 1, 2**64 - 1, -2**63]
+descs, datasets = [0], [0]
+
+
+def pick_int():
+    return rng.choice(INTS)
+
+
+def pick_list(depth=0):
+    items = [pick_int() if depth or rng.random() < 0.7 else [pick_int(), pick_int()] for _ in range(rng.randrange(6))]
+    return items if rng.random() < 0.9 else [pick_int()] * rng.choice([129, 300])
+
+
+def step():
+    d, ds, i = rng.choice(descs), rng.choice(datasets), pick_int()
+    if rng.random() < 0.05:
+        d, ds = pick_int() % 2**64, pick_int() % 2**64  # made-up handles
+    choice = rng.randrange(16)
+    if choice == 0:
+        descs.append(acl.create_tensor_desc(rng.choice([0, 1, 3, 9, -1, 9999]), pick_list(1), rng.choice([0, 2, 3, -1, 77])))
+    elif choice == 1:
+        acl.destroy_tensor_desc(d)
+    elif choice == 2:
+        for f in (acl.get_tensor_desc_type, acl.get_tensor_desc_format, acl.get_tensor_desc_size,
+                  acl.get_tensor_desc_element_count, acl.get_tensor_desc_num_dims, acl.get_tensor_desc_name,
+                  acl.get_tensor_desc_address):
+            f(d)
+    elif choice == 3:
+        acl.get_tensor_desc_dim(d, i), acl.get_tensor_desc_dim_v2(d, i), acl.get_tensor_desc_by_index(d, i)
+    elif choice == 4:
+        acl.get_tensor_desc_dim_range(d, i, rng.choice([0, 1, 2, 5, 4096, 4097, 2**64 - 1]))
+    elif choice == 5:
+        rng.choice([acl.set_tensor_shape, acl.set_tensor_origin_shape, acl.set_tensor_storage_shape])(d, pick_list(1))
+    elif choice == 6:
+        try:
+            rng.choice([acl.set_tensor_shape_range, acl.set_tensor_value_range])(d, pick_list())
+        except TypeError:
+            pass
+    elif choice == 7:
+        rng.choice([acl.set_tensor_format, acl.set_tensor_origin_format, acl.set_tensor_storage_format,
+                    acl.set_tensor_place_ment])(d, rng.choice([0, 1, 2, -1, 2**31 - 1]))
+    elif choice == 8:
+        out, ret = acl.trans_tensor_desc_format(d, rng.choice([0, 1, 2, 3, 4, 16, 29, -1]))
+        descs.append(out)
+    elif choice == 9:
+        acl.set_tensor_desc_name(d, rng.choice(["", "x", "y" * 300])), acl.set_tensor_dynamic_input(d, "x")
+    elif choice == 10:
+        ds_new = acl.mdl.create_dataset()
+        for _ in range(rng.randrange(4)):
+            acl.mdl.add_dataset_buffer(ds_new, acl.create_data_buffer(0, 0))
+        datasets.append(ds_new)
+    elif choice == 11:
+        acl.mdl.set_dataset_tensor_desc(ds, d, rng.choice([0, 1, 2, 3, i]))
+    elif choice == 12:
+        got = acl.mdl.get_dataset_tensor_desc(ds, rng.choice([0, 1, 2, i]))
+        descs.append(got)
+    elif choice == 13:
+        acl.mdl.destroy_dataset(ds)
+    elif choice == 14:
+        acl.set_tensor_const(d, acl.util.bytes_to_ptr(KEEP), rng.choice([0, 1, len(KEEP)]))
+    else:
+        acl.get_recent_err_msg()
+
+
+KEEP = bytes(64)
+
+
+def worker(seed):
+    local = random.Random(seed)
+    for _ in range(3000):
+        rng.seed(local.random())
+        step()
+
+
+threads = [threading.Thread(target=worker, args=(s,)) for s in range(3)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("survived")
+"""
+
+
+def test_random_calls_never_crash() -> None:
+    """Live, destroyed, dataset-owned and made-up handles, extreme ints, odd lists, from three threads."""
+    result = run_python(FUZZ, timeout=300)
+    assert result.returncode == 0 and "survived" in result.stdout, result.stdout[-2000:] + result.stderr[-4000:]
