@@ -41,12 +41,6 @@ PyObject* value_and_ret(PyObject* value, aclError ret) {
   return Py_BuildValue("(Ni)", value, ret);
 }
 
-bool check_count(PyObject* self, Py_ssize_t nargs, Py_ssize_t expected) {
-  if (nargs == expected) return true;
-  PyErr_Format(PyExc_TypeError, "%U() takes %zd arguments (%zd given)", self, expected, nargs);
-  return false;
-}
-
 // (desc, index) -> (dims_dict, ret): aclmdlGetInputDims, GetInputDimsV2, GetOutputDims, GetCurOutputDims.
 template <aclError (*Fn)(const aclmdlDesc*, size_t, aclmdlIODims*)>
 PyObject* get_dims(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {

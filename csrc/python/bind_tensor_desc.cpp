@@ -14,12 +14,6 @@
 namespace ascendsim::python {
 namespace {
 
-bool check_count(PyObject* self, Py_ssize_t nargs, Py_ssize_t expected) {
-  if (nargs == expected) return true;
-  PyErr_Format(PyExc_TypeError, "%U() takes %zd arguments (%zd given)", self, expected, nargs);
-  return false;
-}
-
 // A list of ints (pyACL requires a list, not any sequence); `width` > 0: a list of lists of `width` ints,
 // flattened.
 bool parse_list(PyObject* self, Py_ssize_t index, PyObject* arg, size_t width, std::vector<int64_t>* out) {

@@ -16,6 +16,13 @@ inline PyMethodDef fastcall_def(const char* name, FastFunction function) {
   return {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(function)), METH_FASTCALL, nullptr};
 }
 
+// For hand-written bindings: false with pyACL's TypeError unless exactly `expected` arguments came.
+inline bool check_count(PyObject* self, Py_ssize_t nargs, Py_ssize_t expected) {
+  if (nargs == expected) return true;
+  PyErr_Format(PyExc_TypeError, "%U() takes %zd arguments (%zd given)", self, expected, nargs);
+  return false;
+}
+
 template <auto Fn, Gil gil = Gil::Keep>
 void bind(PyObject* module, const char* name) {
   static PyMethodDef def = fastcall_def(name, &Binding<Fn, gil>::call);
