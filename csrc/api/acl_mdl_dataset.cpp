@@ -2,10 +2,17 @@
 // owns its buffers nor their memory; destroying it leaves both alive (samples free the memory, then the
 // buffers, then the dataset). As in CANN a buffer handle is not checked when added (it may legally be
 // destroyed and the dataset not used again); the execute calls check every buffer they read.
+//
+// Tensor descriptions (aclmdlSetDatasetTensorDesc) are copied into the dataset, as CANN does: the user's
+// description stays theirs; the copy at an index is updated in place by a later set (the handle
+// aclmdlGetDatasetTensorDesc gave stays valid), removed by a set with NULL, destroyed with the dataset.
+#include <utility>
+
 #include "acl/acl.h"
 #include "core/error.h"
 #include "core/handle_registry.h"
 #include "model/dataset.h"
+#include "runtime/tensor_desc.h"
 
 using namespace ascendsim;
 
@@ -24,12 +31,30 @@ std::shared_ptr<aclmdlDataset> find_dataset(const aclmdlDataset* handle) {
   return handle == nullptr ? nullptr : datasets().find(handle);
 }
 
-bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* out) {
+bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* out, bool* has_descs) {
   const auto dataset = find_dataset(handle);
   if (!dataset) return false;
   std::lock_guard<std::mutex> lock(dataset->mutex);
   *out = dataset->buffers;
+  if (has_descs != nullptr) *has_descs = !dataset->descs.empty();
   return true;
+}
+
+void reset_output_descs(const aclmdlDataset* handle, const char* api) {
+  const auto dataset = find_dataset(handle);
+  if (!dataset) return;
+  std::vector<std::shared_ptr<aclTensorDesc>> fresh;
+  {
+    std::lock_guard<std::mutex> lock(dataset->mutex);
+    fresh.resize(dataset->buffers.size());
+  }
+  for (auto& desc : fresh) desc = new_tensor_desc({}, true, api);  // a failed allocation leaves no desc
+  {
+    std::lock_guard<std::mutex> lock(dataset->mutex);
+    dataset->descs.swap(fresh);
+  }
+  for (const auto& old : fresh)
+    if (old) retire_tensor_desc(old.get());
 }
 
 }  // namespace ascendsim::model
@@ -40,9 +65,14 @@ aclmdlDataset* aclmdlCreateDataset() {
 
 aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
   ASCENDSIM_CHECK_NOT_NULL(dataset);
-  if (!datasets().remove(dataset))
+  const auto removed = datasets().remove(dataset);
+  if (!removed)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is not live (destroyed twice or never created)", __func__,
                 static_cast<const void*>(dataset));
+  std::lock_guard<std::mutex> lock(removed->mutex);
+  for (const auto& desc : removed->descs)
+    if (desc) retire_tensor_desc(desc.get());
+  removed->descs.clear();
   return ACL_SUCCESS;
 }
 
@@ -81,4 +111,59 @@ aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index
     return nullptr;
   }
   return live->buffers[index];
+}
+
+aclError aclmdlSetDatasetTensorDesc(aclmdlDataset* dataset, aclTensorDesc* tensorDesc, size_t index) {
+  ASCENDSIM_CHECK_NOT_NULL(dataset);
+  const auto live = model::find_dataset(dataset);
+  if (!live)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is not live (destroyed or never created)", __func__,
+                static_cast<const void*>(dataset));
+  {
+    std::lock_guard<std::mutex> lock(live->mutex);  // buffers only grow: the index stays valid after this
+    if (index >= live->buffers.size())
+      return fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range: the dataset has %zu buffers", __func__,
+                  index, live->buffers.size());
+  }
+  TensorDescData copy;
+  if (tensorDesc != nullptr) {
+    const auto source = find_tensor_desc(tensorDesc, __func__, "tensorDesc");
+    if (!source) return ACL_ERROR_INVALID_PARAM;
+    std::lock_guard<std::mutex> lock(source->mutex);
+    copy = source->data;
+  }
+  std::shared_ptr<aclTensorDesc> retired;
+  {
+    std::lock_guard<std::mutex> lock(live->mutex);
+    auto& descs = live->descs;
+    if (tensorDesc == nullptr) {  // NULL removes the index's description
+      if (index < descs.size()) retired = std::move(descs[index]);
+      while (!descs.empty() && !descs.back()) descs.pop_back();
+    } else if (index < descs.size() && descs[index]) {
+      std::lock_guard<std::mutex> desc_lock(descs[index]->mutex);
+      descs[index]->data = std::move(copy);
+    } else {
+      auto made = new_tensor_desc(std::move(copy), true, __func__);
+      if (!made) return ACL_ERROR_BAD_ALLOC;
+      if (index >= descs.size()) descs.resize(index + 1);
+      descs[index] = std::move(made);
+    }
+  }
+  if (retired) retire_tensor_desc(retired.get());
+  return ACL_SUCCESS;
+}
+
+aclTensorDesc* aclmdlGetDatasetTensorDesc(const aclmdlDataset* dataset, size_t index) {
+  const auto live = model::find_dataset(dataset);
+  if (!live) {
+    fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is NULL or not live", __func__, static_cast<const void*>(dataset));
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(live->mutex);
+  if (index >= live->buffers.size()) {
+    fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range (the dataset has %zu buffers)", __func__, index,
+         live->buffers.size());
+    return nullptr;
+  }
+  return index < live->descs.size() ? live->descs[index].get() : nullptr;  // NULL: none set (no error)
 }

@@ -161,6 +161,7 @@ struct Request {
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
   ExecOptions options;
+  bool input_descs = false;  // the input dataset holds tensor descriptions (see reset_output_descs)
 };
 
 constexpr size_t kNoIndex = SIZE_MAX;
@@ -227,7 +228,7 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
   // Per-thread scratch: after the first call on a thread, checking a request allocates nothing.
   thread_local std::vector<aclDataBuffer*> in_buffers, out_buffers;
   thread_local std::vector<size_t> in_sizes;
-  if (!dataset_buffers(input, &in_buffers))
+  if (!dataset_buffers(input, &in_buffers, &req->input_descs))
     return fail(ACL_ERROR_INVALID_PARAM, "%s: input dataset %p is not live (destroyed or never created)", api,
                 static_cast<const void*>(input));
   if (!dataset_buffers(output, &out_buffers))
@@ -285,6 +286,7 @@ aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDatas
   if (ret == ACL_SUCCESS) ret = apply_exec_config(config, api, &req);
   if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
   req.model.reset();  // do not keep an unloaded model alive
+  if (ret == ACL_SUCCESS && req.input_descs) reset_output_descs(output, api);
   return ret;
 }
 
@@ -299,9 +301,11 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
                 api, model_id, req->model->device()->id(), stream->device_id());
   if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
   // One task: the whole model (sink mode).
-  return stream->enqueue([req, api]() {
+  const aclError ret = stream->enqueue([req, api]() {
     return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
   });
+  if (ret == ACL_SUCCESS && req->input_descs) reset_output_descs(output, api);  // at the call, as CANN
+  return ret;
 }
 
 // The dataset buffer that receives gear values, checked: the model is a gear model of `type`, `index` is

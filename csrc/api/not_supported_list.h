@@ -20,21 +20,6 @@
 #endif
 
 /* ---- Return an aclError: the code ACL_ERROR_API_NOT_SUPPORT. */
-/* acl_base.h */
-ACL_NOT_SUPPORTED(aclError, aclSetTensorShapeRange, (aclTensorDesc *desc, size_t dimsCount, int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorValueRange, (aclTensorDesc *desc, size_t valueCount, int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]))
-ACL_NOT_SUPPORTED(aclError, aclGetTensorDescDimV2, (const aclTensorDesc *desc, size_t index, int64_t *dimSize))
-ACL_NOT_SUPPORTED(aclError, aclGetTensorDescDimRange, (const aclTensorDesc *desc, size_t index, size_t dimRangeNum, int64_t *dimRange))
-ACL_NOT_SUPPORTED(aclError, aclTransTensorDescFormat, (const aclTensorDesc *srcDesc, aclFormat dstFormat, aclTensorDesc **dstDesc))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorStorageFormat, (aclTensorDesc *desc, aclFormat format))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorStorageShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorFormat, (aclTensorDesc *desc, aclFormat format))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorOriginFormat, (aclTensorDesc *desc, aclFormat format))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorOriginShape, (aclTensorDesc *desc, int numDims, const int64_t *dims))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorDynamicInput, (aclTensorDesc *desc, const char *dynamicInputName))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorConst, (aclTensorDesc *desc, void *dataBuffer, size_t length))
-ACL_NOT_SUPPORTED(aclError, aclSetTensorPlaceMent, (aclTensorDesc *desc, aclMemType memType))
 /* acl_rt.h */
 ACL_NOT_SUPPORTED(aclError, aclrtReserveMemAddress, (void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags))
 ACL_NOT_SUPPORTED(aclError, aclrtReleaseMemAddress, (void *virPtr))
@@ -66,7 +51,6 @@ ACL_NOT_SUPPORTED(aclError, aclrtGetMemUceInfo, (int32_t deviceId, aclrtMemUceIn
 ACL_NOT_SUPPORTED(aclError, aclrtDeviceTaskAbort, (int32_t deviceId, uint32_t timeout))
 ACL_NOT_SUPPORTED(aclError, aclrtMemUceRepair, (int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize))
 /* acl_mdl.h */
-ACL_NOT_SUPPORTED(aclError, aclmdlSetDatasetTensorDesc, (aclmdlDataset *dataset, aclTensorDesc *tensorDesc, size_t index))
 ACL_NOT_SUPPORTED(aclError, aclmdlBundleLoadFromFile, (const char *modelPath, uint32_t *bundleId))
 ACL_NOT_SUPPORTED(aclError, aclmdlBundleLoadFromMem, (const void *model, size_t modelSize, uint32_t *bundleId))
 ACL_NOT_SUPPORTED(aclError, aclmdlBundleUnload, (uint32_t bundleId))
@@ -120,16 +104,10 @@ ACL_NOT_SUPPORTED(aclError, aclGenGraphAndDumpForOp, (const char *opType, int nu
 ACL_NOT_SUPPORTED(aclError, aclDestroyGraphDumpOpt, (const aclGraphDumpOption *graphDumpOpt))
 
 /* ---- Return a pointer or handle: NULL. */
-/* acl_base.h */
-ACL_NOT_SUPPORTED(aclTensorDesc *, aclCreateTensorDesc, (aclDataType dataType, int numDims, const int64_t *dims, aclFormat format))
-ACL_NOT_SUPPORTED(const char *, aclGetTensorDescName, (aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(aclTensorDesc *, aclGetTensorDescByIndex, (aclTensorDesc *desc, size_t index))
-ACL_NOT_SUPPORTED(void *, aclGetTensorDescAddress, (const aclTensorDesc *desc))
 /* acl_rt.h */
 ACL_NOT_SUPPORTED(aclrtGroupInfo *, aclrtCreateGroupInfo, ())
 ACL_NOT_SUPPORTED(aclrtBinary, aclrtCreateBinary, (const void *data, size_t dataLen))
 /* acl_mdl.h */
-ACL_NOT_SUPPORTED(aclTensorDesc *, aclmdlGetDatasetTensorDesc, (const aclmdlDataset *dataset, size_t index))
 ACL_NOT_SUPPORTED(const char *, aclmdlGetOpAttr, (aclmdlDesc *modelDesc, const char *opName, const char *attr))
 ACL_NOT_SUPPORTED(aclmdlAIPP *, aclmdlCreateAIPP, (uint64_t batchSize))
 ACL_NOT_SUPPORTED(const char *, aclmdlGetTensorRealName, (const aclmdlDesc *modelDesc, const char *name))
@@ -137,21 +115,9 @@ ACL_NOT_SUPPORTED(const char *, aclmdlGetTensorRealName, (const aclmdlDesc *mode
 ACL_NOT_SUPPORTED(aclGraphDumpOption *, aclCreateGraphDumpOpt, ())
 
 /* ---- Return a count or size: 0. */
-/* acl_base.h */
-ACL_NOT_SUPPORTED(size_t, aclGetTensorDescSize, (const aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(size_t, aclGetTensorDescElementCount, (const aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(size_t, aclGetTensorDescNumDims, (const aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(int64_t, aclGetTensorDescDim, (const aclTensorDesc *desc, size_t index))
 
 /* ---- Return an enum: its UNDEFINED value. */
-/* acl_base.h */
-ACL_NOT_SUPPORTED(aclDataType, aclGetTensorDescType, (const aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(aclFormat, aclGetTensorDescFormat, (const aclTensorDesc *desc))
-/* acl_mdl.h */
 
 /* ---- Return nothing: only the error is recorded. */
-/* acl_base.h */
-ACL_NOT_SUPPORTED(void, aclDestroyTensorDesc, (const aclTensorDesc *desc))
-ACL_NOT_SUPPORTED(void, aclSetTensorDescName, (aclTensorDesc *desc, const char *name))
 /* acl_op.h */
 ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))

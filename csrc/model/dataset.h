@@ -1,6 +1,8 @@
-// aclmdlDataset: the ordered list of aclDataBuffer handles given to aclmdlExecute (inputs or outputs).
+// aclmdlDataset: the ordered list of aclDataBuffer handles given to aclmdlExecute (inputs or outputs),
+// and per buffer an optional tensor description (aclmdlSetDatasetTensorDesc).
 // The dataset does not own the buffers nor their memory (aclmdlDestroyDataset leaves both alive, as in
-// CANN). Live datasets are kept in a registry so that a destroyed or random handle is refused.
+// CANN); it owns the descriptions: copies of the user's, destroyed with the dataset. Live datasets are
+// kept in a registry so that a destroyed or random handle is refused.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -11,6 +13,8 @@
 struct aclmdlDataset {
   mutable std::mutex mutex;  // AddDatasetBuffer may run while another thread reads the dataset
   std::vector<aclDataBuffer*> buffers;
+  // By buffer index; no entry past the last description, so `descs.empty()` means "none".
+  std::vector<std::shared_ptr<aclTensorDesc>> descs;
 };
 
 namespace ascendsim::model {
@@ -18,7 +22,13 @@ namespace ascendsim::model {
 // The live dataset `handle`, or null (nothing recorded) when it is NULL or not live. Thread-safe.
 std::shared_ptr<aclmdlDataset> find_dataset(const aclmdlDataset* handle);
 
-// A copy of the dataset's buffer handles; false (nothing recorded) when `handle` is not a live dataset.
-bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* out);
+// A copy of the dataset's buffer handles, and whether it holds any tensor description; false (nothing
+// recorded) when `handle` is not a live dataset.
+bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* out, bool* has_descs = nullptr);
+
+// What CANN does to the output dataset after running a (static or gear) model given input descriptions:
+// every output buffer gets a new, empty description (ACL_DT_UNDEFINED, ACL_FORMAT_UNDEFINED, no dims);
+// the previous ones are destroyed.
+void reset_output_descs(const aclmdlDataset* handle, const char* api);
 
 }  // namespace ascendsim::model

@@ -282,6 +282,8 @@ void bind_mdl_functions(PyObject* module) {
   BIND(aclmdlAddDatasetBuffer);
   BIND(aclmdlGetDatasetNumBuffers);
   BIND(aclmdlGetDatasetBuffer);
+  BIND(aclmdlSetDatasetTensorDesc);
+  BIND(aclmdlGetDatasetTensorDesc);
   // load / execute / dynamic gears (csrc/api/acl_mdl_exec.cpp)
   BIND_BLOCKING(aclmdlLoadFromFile);
   BIND_BLOCKING(aclmdlLoadFromMem);

@@ -1,18 +1,14 @@
 // What pyACL offers beyond the C API's shape: acl.init's optional argument, get_recent_err_msg's None,
-// tensor descriptions whose dims are Python lists, and the acl.util functions that need C:
+// and the acl.util functions that need C:
 // bytes_to_ptr (no copy), ptr_to_bytes (one copy) and start_thread / stop_thread (a real pthread,
 // whose id is what aclrtSubscribeReport expects, running a Python callable).
 #include <pthread.h>
 
 #include <map>
 #include <string>
-#include <vector>
 
 #include "python/module.h"
 #include "python/pyacl_args.h"
-
-// acl.set_tensor_storage_shape is bound on purpose although its C function is deprecated.
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace ascendsim::python {
 namespace {
@@ -65,35 +61,6 @@ PyObject* ptr_to_bytes(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   }
   return PyBytes_FromStringAndSize(size != 0 ? static_cast<const char*>(address) : "",
                                    static_cast<Py_ssize_t>(size));
-}
-
-// acl.create_tensor_desc(dtype, dims: list, format) -> tensor_desc (0 on failure)
-PyObject* pyacl_create_tensor_desc(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3) {
-    PyErr_Format(PyExc_TypeError, "%U() takes 3 arguments (%zd given)", self, nargs);
-    return nullptr;
-  }
-  aclDataType data_type{};
-  aclFormat format{};
-  std::vector<int64_t> dims;
-  if (!parse_input(self, 0, args[0], &data_type) || !parse_list(self, 1, args[1], &dims) ||
-      !parse_input(self, 2, args[2], &format))
-    return nullptr;
-  aclTensorDesc* desc = aclCreateTensorDesc(data_type, static_cast<int>(dims.size()), dims.data(), format);
-  return PyLong_FromVoidPtr(desc);
-}
-
-// acl.set_tensor_shape / set_tensor_origin_shape / set_tensor_storage_shape(desc, dims: list) -> ret
-template <aclError (*Set)(aclTensorDesc*, int, const int64_t*)>
-PyObject* pyacl_set_shape(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2) {
-    PyErr_Format(PyExc_TypeError, "%U() takes 2 arguments (%zd given)", self, nargs);
-    return nullptr;
-  }
-  aclTensorDesc* desc = nullptr;
-  std::vector<int64_t> dims;
-  if (!parse_input(self, 0, args[0], &desc) || !parse_list(self, 1, args[1], &dims)) return nullptr;
-  return PyLong_FromLong(Set(desc, static_cast<int>(dims.size()), dims.data()));
 }
 
 // A thread started by start_thread; reachable by its id until stop_thread joins it. Guarded by the GIL.
@@ -189,10 +156,6 @@ PyObject* stop_thread(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef pyacl_functions[] = {
     fastcall_def("pyacl_init", &pyacl_init),
     fastcall_def("pyacl_get_recent_err_msg", &pyacl_get_recent_err_msg),
-    fastcall_def("pyacl_create_tensor_desc", &pyacl_create_tensor_desc),
-    fastcall_def("pyacl_set_tensor_shape", &pyacl_set_shape<&aclSetTensorShape>),
-    fastcall_def("pyacl_set_tensor_origin_shape", &pyacl_set_shape<&aclSetTensorOriginShape>),
-    fastcall_def("pyacl_set_tensor_storage_shape", &pyacl_set_shape<&aclSetTensorStorageShape>),
     fastcall_def("bytes_to_ptr", &bytes_to_ptr),
     fastcall_def("ptr_to_bytes", &ptr_to_bytes),
     fastcall_def("start_thread", &start_thread),

@@ -26,6 +26,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "ascendsim runtime: the AscendCL C API under its C names (out-parameters returned before ret)";
   PyObject* module = m.ptr();
   bind_runtime_functions(module);
+  bind_tensor_desc_functions(module);
   bind_not_supported_functions(module);
   bind_mdl_functions(module);
   bind_op_functions(module);

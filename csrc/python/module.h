@@ -24,6 +24,7 @@ void bind(PyObject* module, const char* name) {
 
 // The binding files: each adds its functions to the module.
 void bind_runtime_functions(PyObject* module);      // the implemented C API, generic rule
+void bind_tensor_desc_functions(PyObject* module);  // acl_base.h tensor descriptions (+ pyACL's list forms)
 void bind_not_supported_functions(PyObject* module);
 void bind_mdl_functions(PyObject* module);          // acl_mdl.h with pyACL's dict shapes (after the stubs)
 void bind_op_functions(PyObject* module);           // operator attributes and settings, pyACL's acl.op shapes

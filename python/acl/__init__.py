@@ -32,7 +32,7 @@ float_to_float16 = _core.aclFloatToFloat16
 get_cann_attribute = _core.aclGetCannAttribute
 get_device_capability = _core.aclGetDeviceCapability
 
-# tensor descriptions (dims are Python lists)
+# tensor descriptions (dims and ranges are Python lists)
 create_tensor_desc = _core.pyacl_create_tensor_desc
 destroy_tensor_desc = _core.aclDestroyTensorDesc
 get_tensor_desc_type = _core.aclGetTensorDescType
@@ -56,6 +56,9 @@ set_tensor_storage_format = _core.aclSetTensorStorageFormat
 set_tensor_dynamic_input = _core.aclSetTensorDynamicInput
 set_tensor_const = _core.aclSetTensorConst
 set_tensor_place_ment = _core.aclSetTensorPlaceMent
+set_tensor_shape_range = _core.pyacl_set_tensor_shape_range
+set_tensor_value_range = _core.pyacl_set_tensor_value_range
+get_tensor_desc_dim_range = _core.aclGetTensorDescDimRange
 
 
 # Python wrappers bind what they call as defaults: they keep working from __del__ at interpreter

@@ -1,0 +1,61 @@
+// The registry of live tensor descriptions and the element count of a shape (see tensor_desc.h).
+#include "runtime/tensor_desc.h"
+
+#include <new>
+
+#include "core/error.h"
+#include "core/handle_registry.h"
+
+namespace ascendsim {
+namespace {
+
+HandleRegistry<aclTensorDesc>& tensor_descs() {
+  static auto* registry = new HandleRegistry<aclTensorDesc>();  // outlives late destructors at exit
+  return *registry;
+}
+
+}  // namespace
+
+bool element_count(const std::vector<int64_t>& dims, size_t* count) {
+  size_t product = 1;
+  for (const int64_t dim : dims) {
+    if (dim < 0 || __builtin_mul_overflow(product, static_cast<size_t>(dim), &product)) return false;
+  }
+  *count = product;
+  return true;
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::shared_ptr<aclTensorDesc> new_tensor_desc(TensorDescData data, bool dataset_owned, const char* api) {
+  try {
+    auto desc = std::make_shared<aclTensorDesc>();
+    desc->data = std::move(data);
+    desc->dataset_owned = dataset_owned;
+    tensor_descs().add(desc);
+    return desc;
+  } catch (const std::bad_alloc&) {
+    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for a tensor description", api);
+    return nullptr;
+  }
+}
+
+std::shared_ptr<aclTensorDesc> find_tensor_desc(const aclTensorDesc* handle, const char* api, const char* arg) {
+  if (handle == nullptr) {
+    fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL", api, arg);
+    return nullptr;
+  }
+  auto desc = tensor_descs().find(handle);
+  if (!desc)
+    fail(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live tensor description (destroyed or never created)", api,
+         arg, static_cast<const void*>(handle));
+  return desc;
+}
+
+void retire_tensor_desc(const aclTensorDesc* handle) { tensor_descs().remove(handle); }
+
+}  // namespace ascendsim
