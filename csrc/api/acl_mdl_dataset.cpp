@@ -23,6 +23,10 @@ HandleRegistry<aclmdlDataset>& datasets() {
   return *registry;
 }
 
+// The live dataset `dataset` when `index` names one of its buffers (buffers only grow: the index stays
+// valid), else null with the error recorded for `api`.
+std::shared_ptr<aclmdlDataset> dataset_with_index(const aclmdlDataset* dataset, size_t index, const char* api);
+
 }  // namespace
 
 namespace ascendsim::model {
@@ -98,33 +102,37 @@ size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset* dataset) {
   return live->buffers.size();
 }
 
-aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index) {
-  const auto live = model::find_dataset(dataset);
+namespace {
+
+std::shared_ptr<aclmdlDataset> dataset_with_index(const aclmdlDataset* dataset, size_t index, const char* api) {
+  auto live = model::find_dataset(dataset);
   if (!live) {
-    fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is NULL or not live", __func__, static_cast<const void*>(dataset));
+    fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is NULL or not live (destroyed or never created)", api,
+         static_cast<const void*>(dataset));
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(live->mutex);
   if (index >= live->buffers.size()) {
-    fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range (the dataset has %zu buffers)", __func__, index,
+    fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range (the dataset has %zu buffers)", api, index,
          live->buffers.size());
     return nullptr;
   }
+  return live;
+}
+
+}  // namespace
+
+aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index) {
+  const auto live = dataset_with_index(dataset, index, __func__);
+  if (!live) return nullptr;
+  std::lock_guard<std::mutex> lock(live->mutex);
   return live->buffers[index];
 }
 
 aclError aclmdlSetDatasetTensorDesc(aclmdlDataset* dataset, aclTensorDesc* tensorDesc, size_t index) {
   ASCENDSIM_CHECK_NOT_NULL(dataset);
-  const auto live = model::find_dataset(dataset);
-  if (!live)
-    return fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is not live (destroyed or never created)", __func__,
-                static_cast<const void*>(dataset));
-  {
-    std::lock_guard<std::mutex> lock(live->mutex);  // buffers only grow: the index stays valid after this
-    if (index >= live->buffers.size())
-      return fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range: the dataset has %zu buffers", __func__,
-                  index, live->buffers.size());
-  }
+  const auto live = dataset_with_index(dataset, index, __func__);
+  if (!live) return ACL_ERROR_INVALID_PARAM;
   TensorDescData copy;
   if (tensorDesc != nullptr) {
     const auto source = find_tensor_desc(tensorDesc, __func__, "tensorDesc");
@@ -154,16 +162,8 @@ aclError aclmdlSetDatasetTensorDesc(aclmdlDataset* dataset, aclTensorDesc* tenso
 }
 
 aclTensorDesc* aclmdlGetDatasetTensorDesc(const aclmdlDataset* dataset, size_t index) {
-  const auto live = model::find_dataset(dataset);
-  if (!live) {
-    fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is NULL or not live", __func__, static_cast<const void*>(dataset));
-    return nullptr;
-  }
+  const auto live = dataset_with_index(dataset, index, __func__);
+  if (!live) return nullptr;
   std::lock_guard<std::mutex> lock(live->mutex);
-  if (index >= live->buffers.size()) {
-    fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is out of range (the dataset has %zu buffers)", __func__, index,
-         live->buffers.size());
-    return nullptr;
-  }
   return index < live->descs.size() ? live->descs[index].get() : nullptr;  // NULL: none set (no error)
 }
