@@ -98,14 +98,16 @@ def parse_single_op_list(path: str) -> list[SingleOp]:
         raise CompileError(f"E10023: Value {path} for parameter --singleop is invalid.")
     real_path = os.path.realpath(path)
     try:
-        text = Path(real_path).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        raw = Path(real_path).read_bytes()
+    except OSError:
         raise CompileError(f"E10024: Failed to open file {path} specified by --singleop.") from None
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        reason = (f"[json.exception.parse_error.101] parse error at line {error.lineno}, column {error.colno}: "
-                  f"syntax error while parsing value - {error.msg}")
+        document = json.loads(raw.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        where = f"line {error.lineno}, column {error.colno}" if isinstance(error, json.JSONDecodeError) else \
+            f"byte {error.start + 1}"
+        message = error.msg if isinstance(error, json.JSONDecodeError) else "invalid UTF-8 byte"
+        reason = f"[json.exception.parse_error.101] parse error at {where}: syntax error while parsing value - {message}"
         raise CompileError(f"E10025: File {real_path} specified by --singleop is not a valid JSON file. "
                            f"Reason: {reason}.") from None
     try:
@@ -344,10 +346,7 @@ def _const_value(raw: _RawTensor, node: str, shape_text: str) -> np.ndarray:
                            f"The shape {shape_text} needs {count} elements")
     assert raw.dtype is not None
     convert = _as_bool if raw.dtype == DType.BOOL else _as_float if raw.dtype.numpy.kind == "f" else _as_int
-    try:
-        values = [convert(v) for v in raw.const_value]
-    except _JsonError as error:
-        raise _shape_error(node, "const_value", "(list)", str(error)) from None
+    values = [convert(v) for v in raw.const_value]
     if raw.dtype.numpy.kind in "iu":  # C++ narrowing, as nlohmann's get<uint8_t> etc.
         return np.asarray(values, dtype=np.int64).astype(raw.dtype.numpy).reshape(raw.shape)
     return np.asarray(values, dtype=raw.dtype.numpy).reshape(raw.shape)
