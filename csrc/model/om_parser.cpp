@@ -282,8 +282,8 @@ class Parser {
                 "flags 0x%x: unknown bits or dynamic flag not matching dynamic_type", flags);
     m_.single_op = (flags & kFlagSingleOp) != 0;
     CHECK_MODEL(!m_.single_op || (minor >= 2 && fixed),
-                "single-operator flag in a format %u.%u file or a dynamic_type %u model (needs 1.2 and FIXED)", major,
-                minor, dynamic_type);
+                "single-operator flag in a format %u.%u model of dynamic_type %u (needs format 1.2 and FIXED)",
+                major, minor, dynamic_type);
     CHECK_MODEL(fixed ? plan_count == 1 : plan_count >= 2, "plan_count %u for dynamic_type %u", plan_count,
                 dynamic_type);
     CHECK_MODEL(fixed ? dynamic_index == kNone : dynamic_index == input_count_ - 1,

@@ -16,10 +16,10 @@ import pytest
 
 import acl
 import ascendcl as C
+from ascendsim.compiler import singleop_json
 from ascendsim.compiler._cann_ops import CANN_OPS
 from ascendsim.compiler.atc import FAILED, START, SUCCESS, main
 from ascendsim.compiler.ir import DType
-from ascendsim.compiler import singleop_json
 from ascendsim.compiler.om_reader import read_om
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,11 +236,11 @@ def with_input(item: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 ERRORS = [
-    ("[{", "E10025: File .* specified by --singleop is not a valid JSON file. Reason: "
-           r"\[json.exception.parse_error.101\] parse error at line 1"),
+    ("[{", ("E10025: File .* specified by --singleop is not a valid JSON file. Reason: "
+           r"\[json.exception.parse_error.101\] parse error at line 1")),
     ("", "E10025"),
-    ({"op": "Add"}, r"E10032: Parse json file .* failed. Reason: \[json.exception.type_error.302\] type must be "
-                    "array, but is object"),
+    ({"op": "Add"}, (r"E10032: Parse json file .* failed. Reason: \[json.exception.type_error.302\] type must be "
+                    "array, but is object")),
     ([dict(ADD_SAMPLE[0], input_desc=[{"format": "ND", "type": "int32"}])],
      r"E10032: .*\[json.exception.out_of_range.403\] key 'shape' not found"),
     ([dict(ADD_SAMPLE[0], input_desc=[{"shape": [1], "type": "int32"}])], "key 'format' not found"),
@@ -252,19 +252,19 @@ ERRORS = [
     ([5], "E10026"),
     ([dict(ADD_SAMPLE[0], op=5)], "E10032: .*type must be string, but is number"),
     ([{"op": "Add", "output_desc": ADD_SAMPLE[0]["output_desc"]}],  # no input_desc: 0 inputs
-     "E13014: Value 0 of parameter input size for Op Add is invalid. Reason: The number of actual input in "
-     r"operator is less than the required number of inputs \(2\)."),
+     ("E13014: Value 0 of parameter input size for Op Add is invalid. Reason: The number of actual input in "
+     r"operator is less than the required number of inputs \(2\).")),
     ([dict(ADD_SAMPLE[0], name="a1", output_desc=[])], "E13014: Value 0 of parameter output size for Op a1"),
-    (bad_type(type="int33"), "E10027: Attribute datatype of input tensor 0 for Op Add is invalid when --singleop is "
-                             "specified."),
+    (bad_type(type="int33"), ("E10027: Attribute datatype of input tensor 0 for Op Add is invalid when --singleop is "
+                             "specified.")),
     (bad_type(format="NCHWX"), "E10027: Attribute format of input tensor 0"),
     (bad_type(type="x", format="y"), "E10027: Attribute dataType or format of input tensor 0"),
     (bad_type(origin_format="y"), "E10027: Attribute dataType or format of input tensor 0"),
     ([dict(ADD_SAMPLE[0], output_desc=[tensor([8, 16], "int33")])], "E10027: Attribute datatype of output tensor 0"),
     ([dict(ADD_SAMPLE[0], output_desc=[tensor([8, 16], "int32", "NCHWX")])],
      "E10027: Attribute format of output tensor 0"),
-    (bad_type(type="bfloat16"), "E10055: The operation is not supported. Reason: data type bfloat16 of input tensor 0 "
-                                "of Op Add is not supported by ascendsim"),
+    (bad_type(type="bfloat16"), ("E10055: The operation is not supported. Reason: data type bfloat16 of input tensor 0 "
+                                "of Op Add is not supported by ascendsim")),
     (bad_type(format="NC1C0HWPAD"), "E10055: .*format NC1C0HWPAD"),
     (with_attr(name="", type="int", value=1), "E10029: Attribute name of Op Add is empty"),
     (with_attr(name="a", type="list_data_type", value=[1]),
@@ -278,21 +278,21 @@ ERRORS = [
     (with_attr(name="a", type="list_list_int", value=[1]), "type must be array, but is number"),
     (with_attr(name="a", type="int"), "key 'value' not found"),
     (with_attr(type="int", value=1), "key 'name' not found"),
-    (with_input(tensor([-1, 16], "int32")), "E13014: Value 0 of parameter shape range num for Op Add is invalid. "
-                                            "Reason: The number of dimensions with a configured shape range"),
+    (with_input(tensor([-1, 16], "int32")), ("E13014: Value 0 of parameter shape range num for Op Add is invalid. "
+                                            "Reason: The number of dimensions with a configured shape range")),
     (with_input(tensor([8, 16], "int32", shape_range=[[1, 2]])), "E13014: Value 1 of parameter shape range num"),
     (with_input(tensor([-2, 16], "int32")), r"E13014: Value \[-2,16\] of parameter shape .* must be set to \{-2\}"),
     (with_input(tensor([-2], "int32", shape_range=[[1, 2]])), "shape range size .* shape range is not empty"),
-    (with_input(tensor([-1], "int32", shape_range=[[1, 2, 3]])), "parameter shape range 0 size .* actual number "
-                                                                 "is 3"),
+    (with_input(tensor([-1], "int32", shape_range=[[1, 2, 3]])), ("parameter shape range 0 size .* actual number "
+                                                                 "is 3")),
     (with_input(tensor([-1], "int32", shape_range=[[5, 2]])), "parameter shape range 0 for Op Add"),
     (with_input(tensor([-3], "int32")), "must be -1 .dynamic. or at least 0"),
     (with_input(tensor([1] * 9, "int32")), "rank of the input tensor exceeds 8"),
     (with_input(tensor([2], "int32", is_const=True)), "E13014: .*const_value.*needs a static shape"),
     (with_input(tensor([2], "int32", is_const=True, const_value=[1])), "const_value .* needs 2 elements"),
     (with_input(tensor([-1], "int32", shape_range=[[1, 2]], is_const=True, const_value=[1])), "static shape"),
-    (with_input(tensor([1], "int32", is_const=True, const_value=["a"])), "E10032: .*type must be number, but is "
-                                                                          "string"),
+    (with_input(tensor([1], "int32", is_const=True, const_value=["a"])), ("E10032: .*type must be number, but is "
+                                                                          "string")),
     (b"\xff\xfe[", r"E10025: .*parse error at byte 1"),
 ]
 
@@ -316,8 +316,8 @@ def test_unknown_op_fails_its_entry_only(tmp_path: Path, capsys: pytest.CaptureF
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--model=x.onnx"], "E10047: --singleop and --model are mutually exclusive."),
-    (["--framework=5"], r"E10001: Value \[.*ops.json\] for parameter \[--singleop\] is invalid. Reason: When "
-                        "--singleop is specified, only one of the following parameters can be used"),
+    (["--framework=5"], (r"E10001: Value \[.*ops.json\] for parameter \[--singleop\] is invalid. Reason: When "
+                        "--singleop is specified, only one of the following parameters can be used")),
     (["--mode=1"], "E10001: .*--singleop"),
     (["--insert_op_conf=aipp.cfg"], "E10001: .*--singleop"),
     (["--soc_version="], r"E10054: The required parameter \[--soc_version\] for ATC is empty."),

@@ -164,8 +164,8 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP) == 0 and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
            f"flags 0x{flags:x}: unknown bits or dynamic flag not matching dynamic_type")
     single_op = bool(flags & F.FLAG_SINGLE_OP)
-    _check(not single_op or (minor >= 2 and fixed), f"single-operator flag in a format {major}.{minor} file or a "
-                                                    f"{kind.name} model (needs 1.2 and FIXED)")
+    _check(not single_op or (minor >= 2 and fixed), f"single-operator flag in a format {major}.{minor} "
+                                                    f"{kind.name} model (needs format 1.2 and FIXED)")
     _check(plan_count == 1 if fixed else plan_count >= 2, f"plan_count {plan_count} for dynamic_type {kind.name}")
     _check(dynamic_index == F.NO_TENSOR if fixed else dynamic_index == input_count - 1,
            f"dynamic_input_index {dynamic_index} for {input_count} inputs and dynamic_type {kind.name}")
