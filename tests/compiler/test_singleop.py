@@ -129,6 +129,10 @@ def test_every_attribute_type(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert om.plans[0]["nodes"][0]["attrs"] == EVERY_ATTR_DECODED
     assert isinstance(om.plans[0]["nodes"][0]["attrs"]["b"], bool)
     assert c_accepts((tmp_path / "out" / "attrs.om").read_bytes())
+    # atc --mode=1 dumps it like any model (data types as their aclDataType numbers)
+    assert main(["--mode=1", f"--om={tmp_path / 'out' / 'attrs.om'}", f"--json={tmp_path / 'attrs.json'}"]) == 0
+    dumped = json.loads((tmp_path / "attrs.json").read_text())["plans"][0]["nodes"][0]["attrs"]
+    assert dumped == {**EVERY_ATTR_DECODED, "dt_name": 1, "dt_number": 3}
 
 
 def test_dynamic_shapes_with_ranges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -311,10 +311,11 @@ def _io_desc(per_plan: list[Value], model: OmModel) -> bytes:
     dims are its JSON shape (-1, [-2]: size 0) and its ranges those of the JSON (docs/om-format.md §10.5)."""
     if model.single_op:
         value = per_plan[0]
-        dims = [int(d) for d in value.shape]  # type: ignore[union-attr, arg-type]
+        assert value.dtype is not None and value.shape is not None
+        dims = [int(d) for d in value.shape]
         size = 0 if any(d < 0 for d in dims) else value.nbytes
-        return _desc(value.name, size, F.format_id(value.format), value.dtype,  # type: ignore[arg-type]
-                     dims=dims, dims_v2=dims, ranges=model.shape_ranges.get(value.name, []))
+        return _desc(value.name, size, F.format_id(value.format), value.dtype, dims=dims, dims_v2=dims,
+                     ranges=model.shape_ranges.get(value.name, []))
     shapes = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
     largest = max(range(len(per_plan)), key=lambda i: per_plan[i].nbytes)
     dims = [d if all(s[k] == d for s in shapes) else -1 for k, d in enumerate(shapes[0])]

@@ -131,7 +131,9 @@ def _kind(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}[type(value)]
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _type_error(expected: str, value: Any) -> _JsonError:
@@ -234,7 +236,7 @@ def _single_op(entry: Any, index: int) -> SingleOp:
         op_type, node_name,
         [_tensor(t, node_name, op_type, "input", i) for i, t in enumerate(inputs)],
         [_tensor(t, node_name, op_type, "output", i) for i, t in enumerate(outputs)],
-        {attr_name: value for attr_name, _type, value in attrs if value is not None},
+        {attr_name: value for attr_name, value in attrs if value is not None},
         _file_name(name, index, op_type, inputs, outputs))
 
 
@@ -249,7 +251,7 @@ def _name_dynamic_inputs(inputs: list[_RawTensor]) -> None:
 
 
 def _validate(op_type: str, inputs: list[_RawTensor], outputs: list[_RawTensor],
-              attrs: list[tuple[str, str, Typed | None]]) -> None:
+              attrs: list[tuple[str, Typed | None]]) -> None:
     """GE SingleOpParser::Validate, in its order."""
     if not op_type:
         raise CompileError("E10026: The Op name is empty in the file specified by --singleop.")
@@ -270,7 +272,7 @@ def _validate(op_type: str, inputs: list[_RawTensor], outputs: list[_RawTensor],
                             ("dataType or format", t.valid)):
             if not known:
                 raise invalid(what, "output", i)
-    for attr_name, _type, value in attrs:
+    for attr_name, value in attrs:
         if not attr_name:
             raise CompileError(f"E10029: Attribute name of Op {op_type} is empty in the file specified by "
                                "--singleop.")
@@ -380,17 +382,17 @@ _ATTR_TYPES: dict[str, tuple[F.AttrType, F.AttrAux, Callable[[Any], Any]]] = {
 }
 
 
-def _raw_attr(obj: Any) -> tuple[str, str, Typed | None]:
-    """(name, type, value); value None when GE leaves it empty (an unknown type: E10030 in Validate)."""
+def _raw_attr(obj: Any) -> tuple[str, Typed | None]:
+    """(name, value); value None when GE leaves it empty (an unknown type: E10030 in Validate)."""
     if not isinstance(obj, dict):
         raise _JsonError(f"[json.exception.type_error.304] cannot use at() with {_kind(obj)}")
     name = _as_str(_at(obj, "name"))
     type_name = _as_str(_at(obj, "type"))
     if type_name not in _ATTR_TYPES:
-        return name, type_name, None
+        return name, None
     kind, aux, convert = _ATTR_TYPES[type_name]
     value = convert(_at(obj, "value"))
-    return name, type_name, None if value is None else Typed(kind, value, aux)
+    return name, None if value is None else Typed(kind, value, aux)
 
 
 # ---- file names -----------------------------------------------------------------------------------------------
