@@ -384,7 +384,8 @@ class Parser {
   static void single_op_plan(const PlanDef& p) {
     CHECK_MODEL(p.nodes.size() == 1 && p.nodes[0].domain == "cann",
                 "single-operator model with %zu nodes or a domain other than \"cann\"", p.nodes.size());
-    for (uint32_t id : p.nodes[0].inputs) CHECK_MODEL(id != kNone, "single-operator model: a node input without a tensor");
+    for (uint32_t id : p.nodes[0].inputs)
+      CHECK_MODEL(id != kNone, "single-operator model: a node input without a tensor");
     for (const TensorDef& t : p.tensors)
       CHECK_MODEL(t.kind != TensorKind::FeatureMap, "single-operator model with a FEATURE_MAP tensor");
   }

@@ -14,6 +14,7 @@ import pytest
 from model_helpers import address, compile_models
 
 import ascendcl as C
+from acl_helpers import ROOT, run_unit_check
 from ascendsim.compiler import om_format as F
 from ascendsim.compiler.om_reader import OmFormatError, parse_om
 from ascendsim.compiler.singleop import compile_single_ops
@@ -29,14 +30,17 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 # A single-operator model (docs/om-format.md §10) with everything §10 adds: dynamic dims with ranges, the
 # unknown-rank shape, a constant input, and attributes of every ATC type (bool, data type, list of int lists).
-SINGLE_OP = {"op": "Add", "name": "single",
+SINGLE_OP = {"op": "Add", "name": "checked",
              "input_desc": [{"format": "ND", "type": "float32", "shape": [-1, 4], "shape_range": [[1, 16]]},
                             {"format": "ND", "type": "float32", "shape": [4], "is_const": True,
                              "const_value": [1, 2, 3, 4]}],
              "output_desc": [{"format": "ND", "type": "float32", "shape": [-2]}],
-             "attr": [{"name": "b", "type": "bool", "value": True}, {"name": "lb", "type": "list_bool", "value": [
-                 False, True]}, {"name": "dt", "type": "data_type", "value": 1},
-                      {"name": "lli", "type": "list_list_int", "value": [[1, 2], [3]]}]}
+             "attr": [{"name": "b", "type": "bool", "value": True}, {"name": "i", "type": "int", "value": -7},
+                      {"name": "dt", "type": "data_type", "value": 1},
+                      {"name": "lb", "type": "list_bool", "value": [False, True]},
+                      {"name": "f", "type": "float", "value": 0.1}, {"name": "lf", "type": "list_float", "value": []},
+                      {"name": "ls", "type": "list_string", "value": ["a", ""]},
+                      {"name": "lli", "type": "list_list_int", "value": [[1, 2], [], [3]]}]}
 
 
 @pytest.fixture(scope="module")
@@ -248,6 +252,16 @@ def test_other_soc_refused_at_load(models: dict[str, Path], device: int) -> None
     assert C.aclmdlUnload(model_id) == 0
 
 
+def test_single_operator_model_decoded(single_op: bytes, tmp_path: Path) -> None:
+    """tests/c/om_parser_check.cpp: what parse_om hands the runtime (NodeDef, TensorDef, IoDesc) for SINGLE_OP."""
+    (tmp_path / "checked.om").write_bytes(single_op)
+    sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "core" / "error.cpp",
+               ROOT / "csrc" / "core" / "log.cpp"]
+    result = run_unit_check(tmp_path, "om_parser_check", sources,
+                            env={"OM_PARSER_CHECK_FILE": str(tmp_path / "checked.om")})
+    assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
+
+
 def _patched(image: bytes, offset: int, fmt: str, value: int) -> bytes:
     raw = bytearray(image)
     struct.pack_into(fmt, raw, offset, value)
@@ -270,7 +284,9 @@ def _attr_record(image: bytes, name: str) -> int:
 def test_single_operator_model_accepted(single_op: bytes) -> None:
     om = parse_om(single_op)
     assert om.model["single_op"] and om.model["format_version"] == "1.2"
-    assert om.plans[0]["nodes"][0]["attrs"] == {"b": True, "lb": [False, True], "dt": 1, "lli": [[1, 2], [3]]}
+    assert om.plans[0]["nodes"][0]["attrs"] == {"b": True, "i": -7, "dt": 1, "lb": [False, True],
+                                                "f": float(np.float32(0.1)), "lf": [], "ls": ["a", ""],
+                                                "lli": [[1, 2], [], [3]]}
     assert C.aclmdlQuerySizeFromMem(address(single_op), len(single_op)) == (0, 512, 0)
     desc = C.aclmdlCreateDesc()
     assert C.aclmdlGetDescFromMem(desc, address(single_op), len(single_op)) == 0

@@ -107,7 +107,8 @@ def parse_single_op_list(path: str) -> list[SingleOp]:
         where = f"line {error.lineno}, column {error.colno}" if isinstance(error, json.JSONDecodeError) else \
             f"byte {error.start + 1}"
         message = error.msg if isinstance(error, json.JSONDecodeError) else "invalid UTF-8 byte"
-        reason = f"[json.exception.parse_error.101] parse error at {where}: syntax error while parsing value - {message}"
+        reason = (f"[json.exception.parse_error.101] parse error at {where}: syntax error while parsing value - "
+                  f"{message}")
         raise CompileError(f"E10025: File {real_path} specified by --singleop is not a valid JSON file. "
                            f"Reason: {reason}.") from None
     try:
