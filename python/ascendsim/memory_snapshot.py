@@ -9,6 +9,7 @@ creation number, or free = cached for reuse). The totals are computed from the b
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,18 @@ def format_memory_snapshot(snapshot: dict[str, Any]) -> str:
                  f"({t['allocation_count']} blocks, {_size(t['requested_bytes'])} requested), free "
                  f"{_size(t['free_bytes'])} ({t['free_block_count']} blocks)")
     return "\n".join(lines)
+
+
+def print_snapshot_file(path: str) -> int:
+    """`ascendsim memory FILE`: prints a saved snapshot; 1 with a message if it cannot be read."""
+    try:
+        snapshot = json.loads(Path(path).read_text())
+        text = format_memory_snapshot(snapshot)
+    except (OSError, ValueError) as error:
+        print(f"ascendsim memory: cannot read {path}: {error}", file=sys.stderr)
+        return 1
+    except (KeyError, TypeError) as error:
+        print(f"ascendsim memory: {path} is not a memory snapshot (missing {error})", file=sys.stderr)
+        return 1
+    print(text)
+    return 0
