@@ -55,7 +55,7 @@ def fused_members(node: Node) -> list[tuple[str, list[int]]]:
 
 def to_dot(graph: Graph, streams: StreamPlan | None = None, title: str = "") -> str:
     lines = [f"digraph {quote(graph.name)} {{", "  rankdir=TB;", f"  label={quote(title or graph.name)};",
-             "  labelloc=t;", '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
+             "  labelloc=t;", '  fontname="Helvetica"; fontsize=12;', '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=8];']
     entry: dict[int, str] = {}  # id(value) -> the DOT node that writes it
     for i, value in enumerate(graph.inputs):
@@ -98,7 +98,7 @@ def _node(index: int, node: Node, entry: dict[int, str]) -> list[str]:
         lines.append(f"  n{index} [fillcolor={quote(colour)}, label={quote(label)}];")
         targets = [(f"n{index}", i) for i in range(len(node.inputs))]
     else:
-        lines += [f"  subgraph cluster_n{index} {{", "    style=dashed;",
+        lines += [f"  subgraph cluster_n{index} {{", "    style=dashed; fontsize=9;",
                   f"    label={quote(f'{node.name}: {node.op_type} ({len(members)} ops){weights}')};"]
         targets = []
         for m, (op, inputs) in enumerate(members):
