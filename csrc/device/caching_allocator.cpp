@@ -37,7 +37,8 @@
 // upper_bound away (O(log n)): that validates frees (exact start of a live allocation), interior pointers
 // of copies, and names what a bad pointer is (interior, freed, never allocated). Block structs and set
 // nodes are recycled through free lists, so no call does a heap allocation in the steady state; one mutex
-// guards it all.
+// guards it all. An allocated block also keeps the allocating API and its creation number (two stores), so
+// snapshot() can list segments and blocks, and leak reports name where each live allocation came from.
 #include "device/caching_allocator.h"
 
 #include <vector>

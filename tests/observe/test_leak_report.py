@@ -183,6 +183,11 @@ int main(int argc, char** argv) {
   char small[4];
   if (length > 3 && ascendsimGetLeakReport(0, small, sizeof small, &length) != ACL_ERROR_INVALID_PARAM) return 6;
   if (ascendsimGetLeakReport(0, json, length + 1, &length) != ACL_SUCCESS || strlen(json) != length) return 7;
+  if (ascendsimGetLeakReport(0, NULL, 10, &length) != ACL_ERROR_INVALID_PARAM ||
+      ascendsimGetLeakReport(1, NULL, 0, NULL) != ACL_ERROR_INVALID_PARAM ||
+      ascendsimGetMemorySnapshot(0, NULL, 0, NULL) != ACL_ERROR_INVALID_PARAM ||
+      ascendsimGetMemorySnapshot(64, NULL, 0, &length) != ACL_ERROR_RT_INVALID_DEVICEID)
+    return 8;
   printf("REPORT %s\n", json);
   free(json);
   return 0;

@@ -15,7 +15,7 @@ from compiler.onnx_models import inception_block, mobilenet_block, resnet_block
 from ascendsim.compiler.build import compile as compile_om
 from ascendsim.compiler.om_reader import read_om
 from ascendsim.models import bert_base_encoder, mobilenet_v2
-from ascendsim.show import describe
+from ascendsim.show import describe, format_description
 
 AIPP = "aipp_op { aipp_mode: static input_format: RGB888_U8 mean_chn_0: 100 mean_chn_1: 110 mean_chn_2: 120 }"
 
@@ -72,7 +72,9 @@ def test_show_prints_every_section(models: dict[str, tuple[Path, Any]], name: st
     # --json is the same description, and loads back equal.
     as_json = show(str(path), "--json")
     assert as_json.returncode == 0, as_json.stderr
-    assert json.loads(as_json.stdout) == json.loads(json.dumps(description))
+    loaded = json.loads(as_json.stdout)
+    assert loaded == json.loads(json.dumps(description))
+    assert format_description(loaded) == out.rstrip("\n")
 
 
 def test_sections_reflect_the_model_kind(models: dict[str, tuple[Path, Any]]) -> None:
