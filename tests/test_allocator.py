@@ -10,7 +10,7 @@ import pytest
 
 from acl_helpers import ROOT, run_unit_check
 
-SOURCES = [ROOT / "csrc" / "core" / "error.cpp", *sorted((ROOT / "csrc" / "device").glob("*.cpp"))]
+SOURCES = [ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "live_objects.cpp", *sorted((ROOT / "csrc" / "device").glob("*.cpp"))]
 
 
 @pytest.mark.parametrize("sanitizer", [None, "address,undefined", "thread"])

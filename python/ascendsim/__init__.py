@@ -9,8 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _core
+from .leaks import format_leak_report, leak_report
+from .memory_snapshot import format_memory_snapshot, memory_snapshot, save_memory_snapshot
 
-__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+__all__ = [
+    "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include", "get_library_dir",
+    "leak_report", "memory_snapshot", "memory_stats", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -47,7 +47,22 @@ def main(argv: list[str] | None = None) -> int:
     runtime = commands.add_parser("runtime-demo", help="copies, events and callbacks on the emulated device")
     runtime.add_argument("--device", type=int, default=0)
     runtime.add_argument("--megabytes", type=int, default=64)
+    memory = commands.add_parser("memory", help="print a device memory snapshot saved by "
+                                                "ascendsim.save_memory_snapshot (segments, blocks, totals)")
+    memory.add_argument("snapshot", help="the snapshot's JSON file")
+    show = commands.add_parser("show", help="print an .om model: inputs, outputs, gears, AIPP, streams, events, "
+                                            "planned memory, weights, nodes")
+    show.add_argument("om", help="the .om file")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
+    if args.command == "memory":
+        from .memory_snapshot import print_snapshot_file
+
+        return print_snapshot_file(args.snapshot)
+    if args.command == "show":
+        from .show import show_model
+
+        return show_model(args.om, as_json=args.json)
     if args.command == "env":
         return print_env()
     if args.command == "demo":
