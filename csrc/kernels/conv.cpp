@@ -1,14 +1,13 @@
 // Conv (1-D and 2-D, NCHW): groups, dilations, pads, strides, auto_pad, optional bias, fused activation.
 //
 // General path: per image and group, im2col builds a (C/g * kh * kw) x (OH * OW) matrix in per-thread
-// scratch (rows filled in parallel) and one OpenBLAS sgemm multiplies the group's weights by it; a 1x1,
+// scratch (rows filled in parallel) and one sgemm (gemm.h) multiplies the group's weights by it; a 1x1,
 // stride 1, unpadded conv skips im2col and multiplies the image directly. Depthwise convs (group == C ==
 // M) take a direct loop, parallel over (image, channel). The epilogue (bias + activation) runs per output
 // channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
-#include <cblas.h>
-
 #include <algorithm>
 
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
 
@@ -73,9 +72,7 @@ class ConvKernel final : public Kernel {
           rhs = col;
         }
         float* dst = out + (n * g.m + gi * mg_) * spatial_;
-        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg_), static_cast<int>(spatial_),
-                          static_cast<int>(kk_), 1.0f, w + gi * mg_ * kk_, static_cast<int>(kk_), rhs,
-                          static_cast<int>(spatial_), 0.0f, dst, static_cast<int>(spatial_));
+        sgemm(false, false, mg_, spatial_, kk_, 1.0f, w + gi * mg_ * kk_, kk_, rhs, spatial_, 0.0f, dst, spatial_);
       }
       if (bias != nullptr || act_.op >= 0) {
         float* image_out = out + n * g.m * spatial_;
@@ -175,7 +172,6 @@ class ConvKernel final : public Kernel {
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
-  scipy_openblas_set_num_threads(num_threads());
   if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs X and W");
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     if (i < spec.present.size() && !spec.present[i]) continue;
