@@ -3,8 +3,8 @@
 // General path: per image and group, im2col builds a (C/g * kh * kw) x (OH * OW) matrix in per-thread
 // scratch (rows filled in parallel) and one sgemm (gemm.h) multiplies the group's weights by it; a 1x1,
 // stride 1, unpadded conv skips im2col and multiplies the image directly. Depthwise convs (group == C ==
-// M) take a direct loop, parallel over (image, channel). The epilogue (bias + activation) runs per output
-// channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// M) take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
+// depthwise()). The epilogue (bias + activation) runs per output channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/gemm.h"
@@ -18,6 +18,52 @@ struct ConvGeometry {
   int64_t n = 0, c = 0, h = 0, w = 0, m = 0, oh = 0, ow = 0, kh = 1, kw = 1;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;
 };
+
+// One kernel row of a depthwise conv over flat outputs: acc[i] (= if first, else +=) sum over taps t < kw of
+// w[t] * src[t][i], for i < n. Three taps (3x3 kernels) in one pass: a third of the accumulator traffic.
+ASCENDSIM_VECTOR_CLONES void row_taps(bool first, const float* w, const float* const* src, int64_t kw, float* acc,
+                                      int64_t n) {
+  int64_t t = 0;
+  if (kw >= 3) {
+    const float w0 = w[0], w1 = w[1], w2 = w[2];
+    const float *s0 = src[0], *s1 = src[1], *s2 = src[2];
+    if (first) {
+      for (int64_t i = 0; i < n; ++i) acc[i] = w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] += w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+    }
+    t = 3;
+    first = false;
+  }
+  for (; t < kw; ++t, first = false) {
+    const float wt = w[t];
+    const float* st = src[t];
+    if (first) {
+      for (int64_t i = 0; i < n; ++i) acc[i] = wt * st[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] += wt * st[i];
+    }
+  }
+}
+
+// row[c] = src[c * stride] for c in [lo, hi) (stride 2, the common strided conv, with a constant stride
+// so that it vectorizes).
+ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float* row, int64_t lo, int64_t hi) {
+  if (stride == 1) {
+    std::copy(src + lo, src + hi, row + lo);
+  } else if (stride == 2) {
+    for (int64_t c = lo; c < hi; ++c) row[c] = src[2 * c];
+  } else {
+    for (int64_t c = lo; c < hi; ++c) row[c] = src[c * stride];
+  }
+}
+
+// row[i] += b for i < n.
+ASCENDSIM_VECTOR_CLONES void add_scalar(float* row, int64_t n, float b) {
+  for (int64_t i = 0; i < n; ++i) row[i] += b;
+}
+
+constexpr int64_t kFlatBlock = 1024;  // depthwise accumulator block (4 KiB)
 
 class ConvKernel final : public Kernel {
  public:
@@ -53,10 +99,7 @@ class ConvKernel final : public Kernel {
 
  private:
   void epilogue(float* row, int64_t channel, const float* bias) const {
-    if (bias != nullptr) {
-      float b = bias[channel];
-      for (int64_t i = 0; i < spatial_; ++i) row[i] += b;
-    }
+    if (bias != nullptr) add_scalar(row, spatial_, bias[channel]);
     apply_activation(act_, row, spatial_);
   }
 
@@ -117,51 +160,70 @@ class ConvKernel final : public Kernel {
     });
   }
 
-  // Depthwise: each plane is copied once into a zero-padded scratch plane, so the kernel taps run without
-  // bounds checks as axpy-like loops over an output row (contiguous for stride 1, vectorizable).
+  // Depthwise, per (image, channel) plane, in three steps:
+  // 1. Polyphase split of the zero-padded plane: phase (pr, pc) holds padded[r * sh + pr][c * sw + pc]
+  //    (one phase for stride 1). Output (oh, ow) then reads, for tap (ki, kj), phase ((ki*dh) % sh,
+  //    (kj*dw) % sw) at row oh + (ki*dh) / sh, column ow + (kj*dw) / sw: contiguous in ow for any stride
+  //    and dilation.
+  // 2. With phases of row pitch wpp, output (oh, ow) is flat index oh * wpp + ow, and every tap is one
+  //    axpy over the whole flat range (the wpp - ow columns past each row are computed and dropped):
+  //    long contiguous loops instead of rows of ow (7 to 112) elements, run block by block, one pass per
+  //    kernel row (row_taps).
+  // 3. The rows are copied out with the bias and activation.
   void depthwise(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
-    int64_t hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+    const int64_t hpp = g.oh + (g.kh - 1) * g.dh / g.sh, wpp = g.ow + (g.kw - 1) * g.dw / g.sw;
+    const int64_t phase_size = hpp * wpp, flat = (g.oh - 1) * wpp + g.ow;
     parallel_for(g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
-      float* padded = scratch_floats(6, static_cast<size_t>(hp * wp));
+      float* phases = scratch_floats(6, static_cast<size_t>(g.sh * g.sw * phase_size + g.oh * wpp));
+      float* acc = phases + g.sh * g.sw * phase_size;
+      auto** taps = reinterpret_cast<const float**>(scratch_floats(7, static_cast<size_t>(2 * g.kw)));
       for (int64_t p = p0; p < p1; ++p) {
         int64_t c = p % g.c;
-        const float* plane = x + p * g.h * g.w;
-        for (int64_t r = 0; r < hp; ++r) {
-          float* row = padded + r * wp;
-          int64_t ih = r - g.ph;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + wp, 0.0f);
-            continue;
-          }
-          int64_t lo = std::clamp<int64_t>(g.pw, 0, wp), hi = std::clamp<int64_t>(g.pw + g.w, lo, wp);
-          std::fill(row, row + lo, 0.0f);
-          std::copy(plane + ih * g.w + (lo - g.pw), plane + ih * g.w + (hi - g.pw), row + lo);
-          std::fill(row + hi, row + wp, 0.0f);
-        }
+        split_phases(x + p * g.h * g.w, phases, hpp, wpp);
         const float* k = w + c * g.kh * g.kw;
-        float* dst = out + p * spatial_;
-        for (int64_t oh = 0; oh < g.oh; ++oh) {
-          float* d = dst + oh * g.ow;
-          std::fill(d, d + g.ow, 0.0f);
+        // Blocks of the flat range keep the accumulator in L1 across the kernel rows.
+        for (int64_t i0 = 0; i0 < flat; i0 += kFlatBlock) {
+          int64_t n = std::min(kFlatBlock, flat - i0);
           for (int64_t ki = 0; ki < g.kh; ++ki) {
-            const float* src_row = padded + (oh * g.sh + ki * g.dh) * wp;
+            int64_t ro = ki * g.dh;
             for (int64_t kj = 0; kj < g.kw; ++kj) {
-              const float wv = k[ki * g.kw + kj];
-              const float* s = src_row + kj * g.dw;
-              if (g.sw == 1) {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow];
-              } else if (g.sw == 2) {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[2 * ow];
-              } else {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow * g.sw];
-              }
+              int64_t co = kj * g.dw;
+              taps[kj] = phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw + i0;
             }
+            row_taps(ki == 0, k + ki * g.kw, taps, g.kw, acc + i0, n);
           }
         }
+        float* dst = out + p * spatial_;
+        for (int64_t oh = 0; oh < g.oh; ++oh) std::copy(acc + oh * wpp, acc + oh * wpp + g.ow, dst + oh * g.ow);
         epilogue(dst, c, bias);
       }
     });
+  }
+
+  // Phase planes (step 1 of depthwise) of one input plane, hpp x wpp each, zero outside the input.
+  void split_phases(const float* plane, float* phases, int64_t hpp, int64_t wpp) const {
+    const ConvGeometry& g = g_;
+    for (int64_t pr = 0; pr < g.sh; ++pr) {
+      for (int64_t pc = 0; pc < g.sw; ++pc) {
+        float* phase = phases + (pr * g.sw + pc) * hpp * wpp;
+        // Columns c with 0 <= c * sw + pc - pw < W.
+        int64_t first = pc - g.pw;
+        int64_t lo = std::clamp<int64_t>((-first + g.sw - 1) / g.sw, 0, wpp);
+        int64_t hi = std::clamp<int64_t>((g.w - first + g.sw - 1) / g.sw, lo, wpp);
+        for (int64_t r = 0; r < hpp; ++r) {
+          float* row = phase + r * wpp;
+          int64_t ih = r * g.sh + pr - g.ph;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(row, row + wpp, 0.0f);
+            continue;
+          }
+          std::fill(row, row + lo, 0.0f);
+          gather_row(plane + ih * g.w + first, g.sw, row, lo, hi);
+          std::fill(row + hi, row + wpp, 0.0f);
+        }
+      }
+    }
   }
 
   TensorDesc x_, w_, out_, b_;
