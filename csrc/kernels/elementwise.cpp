@@ -11,7 +11,8 @@
 // two float32 tensors is one loop, called directly: parallel_for calls the block loop inline below its
 // grain (no pool, no std::function). In-place outputs (docs/om-format.md §4.3) stay correct: every loop
 // reads element i of its inputs before writing element i, converted inputs are loaded for the whole block
-// before any step runs, and only an input of the output's element size may alias it. Float math is
+// before any step runs, and only an input of the output's element size may alias it. exp, erf and tanh
+// (also inside Sigmoid, Silu, Gelu, Elu, Selu) are vmath.h's vectorizable forms. Float math is
 // float32 for float16/float32 storage (double storage is computed in float32 too); integer and bool
 // tensors are computed in int64.
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/vmath.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -156,11 +158,11 @@ bool type_step(Step* s, const std::string& name, std::string* why) {
   return false;
 }
 
-inline float erf_gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+inline float erf_gelu(float x) { return 0.5f * x * (1.0f + verf(x * 0.70710678118654752f)); }
 inline float tanh_gelu(float x) {
-  return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  return 0.5f * x * (1.0f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float sigmoid(float x) { return 1.0f / (1.0f + vexp(-x)); }
 inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 int64_t int_pow(int64_t base, int64_t exp) {
@@ -199,7 +201,7 @@ ASCENDSIM_VECTOR_CLONES void unary_float(const Step& s, const float* x, float* o
   break
   switch (s.op) {
     case kSqrt: LOOP(std::sqrt(v));
-    case kExp: LOOP(std::exp(v));
+    case kExp: LOOP(vexp(v));
     case kLog: LOOP(std::log(v));
     case kAbs: LOOP(std::fabs(v));
     case kNeg: LOOP(-v);
@@ -208,12 +210,12 @@ ASCENDSIM_VECTOR_CLONES void unary_float(const Step& s, const float* x, float* o
     case kCeil: LOOP(std::ceil(v));
     case kRelu: LOOP(v > 0.0f ? v : 0.0f);
     case kSigmoid: LOOP(sigmoid(v));
-    case kTanh: LOOP(std::tanh(v));
+    case kTanh: LOOP(vtanh(v));
     case kHardSigmoid: LOOP(std::max(0.0f, std::min(1.0f, al * v + be)));
-    case kErf: LOOP(std::erf(v));
+    case kErf: LOOP(verf(v));
     case kSoftplus: LOOP(softplus(v));
-    case kElu: LOOP(v >= 0.0f ? v : al * (std::exp(v) - 1.0f));
-    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * std::exp(v) - al));
+    case kElu: LOOP(v >= 0.0f ? v : al * (vexp(v) - 1.0f));
+    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * vexp(v) - al));
     case kLeakyRelu: LOOP(v >= 0.0f ? v : al * v);
     case kSign: LOOP(v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v);
     case kRound: LOOP(std::nearbyint(v));

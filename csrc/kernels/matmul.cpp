@@ -11,6 +11,7 @@
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -31,6 +32,11 @@ void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float
       for (int64_t j = 0; j < inner; ++j) o[j] += b[j];
     }
   }
+}
+
+// row[j] += bias[j] for j < n.
+ASCENDSIM_VECTOR_CLONES void add_vector(float* row, const float* bias, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
 }
 
 class MatMulKernel final : public Kernel {
@@ -54,6 +60,8 @@ class MatMulKernel final : public Kernel {
       fold_ = abatch == batch_;  // A's batch is the output's: one tall gemm
     }
     plan_ = plan_broadcast(batch_, {abatch, bbatch});
+    // A bias of N values (every dim 1 but the last) is added per output row inside the epilogue.
+    row_bias_ = has_bias_ && n_ > 0 && bias_.numel() == n_ && !bias_.dims.empty() && bias_.dims.back() == n_;
     full_out_ = batch_;
     full_out_.push_back(m_);
     full_out_.push_back(n_);
@@ -75,11 +83,19 @@ class MatMulKernel final : public Kernel {
           gemm(a + ai * m_ * k_, b + bi * k_ * n_, out + i * m_ * n_, m_);
         }
       }
-      if (has_bias_) {
-        const float* bias = float_input(bias_, inputs[2], false, 4);
-        add_broadcast(out, full_out_, bias, bias_.dims);
+      const float* bias = has_bias_ ? float_input(bias_, inputs[2], false, 4) : nullptr;
+      if (bias != nullptr && !row_bias_) add_broadcast(out, full_out_, bias, bias_.dims);
+      if (row_bias_ || act_.op >= 0) {
+        // The epilogue row by row over the pool: bias vector and activation while the row is in cache.
+        const float* row_bias = row_bias_ ? bias : nullptr;
+        parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            float* row = out + r * n_;
+            if (row_bias != nullptr) add_vector(row, row_bias, n_);
+            apply_activation(act_, row, n_);
+          }
+        });
       }
-      apply_activation(act_, out, total);
     }
     if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
   }
@@ -96,7 +112,7 @@ class MatMulKernel final : public Kernel {
 
   TensorDesc a_, b_, out_, bias_;
   Activation act_;
-  bool round_ = false, has_bias_ = false, fold_ = false;
+  bool round_ = false, has_bias_ = false, row_bias_ = false, fold_ = false;
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
   BroadcastPlan plan_;

@@ -131,3 +131,32 @@ def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> Non
     attrs = {**spec, "activation": "Clip", "activation_alpha": 0.0, "activation_beta": 6.0}
     got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def erf64(x: np.ndarray) -> np.ndarray:
+    import math
+
+    return np.vectorize(math.erf)(x)
+
+
+VMATH = {  # vmath.h's exp/erf/tanh, alone and inside other ops, against float64
+    "Exp": np.exp, "Erf": erf64, "Tanh": np.tanh, "Sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "Gelu": lambda x: 0.5 * x * (1 + erf64(x / np.sqrt(2))), "Elu": lambda x: np.where(x >= 0, x, np.expm1(x)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(VMATH))
+def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
+    """Every range split (tiny, near the switch points, large), overflow/underflow, +-inf and NaN."""
+    special = np.array([0.0, -0.0, 1e-30, -1e-20, 0.4999, 0.5, 0.6249, 0.625, 88.7, 88.8, -86.4, -86.6, -104.0, 200.0,
+                        -200.0, np.inf, -np.inf, np.nan], np.float32)
+    x = np.concatenate([special, np.linspace(-12, 12, 4001, dtype=np.float32), RNG.standard_normal(999).astype(np.float32)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = VMATH[op](x.astype(np.float64))
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"alpha": 1.0} if op == "Elu" else None)[0]
+    # atol: float32 Gelu/Elu lose everything below 1e-7 absolute to 1 + erf / exp - 1 (as glibc's and ORT's do).
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(got, want.astype(np.float32), rtol=2e-6, atol=1e-6, equal_nan=True)
+    tiny = np.abs(x) < 1e-6  # relative accuracy kept near 0 where the op is ~linear
+    if op in ("Erf", "Tanh"):
+        np.testing.assert_allclose(got[tiny], want[tiny], rtol=1e-6, atol=0)
