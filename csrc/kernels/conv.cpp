@@ -1,10 +1,10 @@
 // Conv (1-D and 2-D, NCHW): groups, dilations, pads, strides, auto_pad, optional bias, fused activation.
 //
-// General path: per image and group, im2col builds a (C/g * kh * kw) x (OH * OW) matrix in per-thread
-// scratch (rows filled in parallel) and one sgemm (gemm.h) multiplies the group's weights by it; a 1x1,
-// stride 1, unpadded conv skips im2col and multiplies the image directly. Depthwise convs (group == C ==
-// M) take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
-// depthwise()). The epilogue (bias + activation) runs per output channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// General path (see general()): per image and group, the output is computed in L2-sized column blocks:
+// im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
+// sgemm (gemm.h), then the epilogue (bias + activation) on the block. Depthwise convs (group == C == M)
+// take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
+// depthwise()). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/gemm.h"
@@ -63,7 +63,9 @@ ASCENDSIM_VECTOR_CLONES void add_scalar(float* row, int64_t n, float b) {
   for (int64_t i = 0; i < n; ++i) row[i] += b;
 }
 
-constexpr int64_t kFlatBlock = 1024;  // depthwise accumulator block (4 KiB)
+constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
+constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
+constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 
 class ConvKernel final : public Kernel {
  public:
@@ -79,6 +81,9 @@ class ConvKernel final : public Kernel {
     spatial_ = g.oh * g.ow;
     pointwise_ = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
     depthwise_ = g.group == g.c && g.m == g.c && g.group > 1;
+    // Column block of the general path: ~512 KiB of im2col, a multiple of 16 columns, at least kMinBlock
+    // (narrower GEMMs lose more to packing than the cache saves).
+    block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -98,66 +103,74 @@ class ConvKernel final : public Kernel {
   }
 
  private:
-  void epilogue(float* row, int64_t channel, const float* bias) const {
-    if (bias != nullptr) add_scalar(row, spatial_, bias[channel]);
-    apply_activation(act_, row, spatial_);
+  // Bias (one value, may be null) and activation over n outputs of one channel.
+  void epilogue(float* row, int64_t n, const float* bias) const {
+    if (bias != nullptr) add_scalar(row, n, *bias);
+    apply_activation(act_, row, n);
   }
 
+  // General path, per image and group: the output is cut into column blocks of block_ positions; per block,
+  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), one sgemm
+  // writes the block's columns of every output channel, and the epilogue runs on them while they are in
+  // cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
+  // least 256 columns. With enough blocks the pool runs whole blocks (one region per conv, single-threaded
+  // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
-    float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * spatial_));
+    const int64_t blocks = (spatial_ + block_ - 1) / block_;
+    const bool by_block = blocks >= 2 * num_threads();
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
-        const float* rhs = image;
-        if (!pointwise_) {
-          im2col(image, col);
-          rhs = col;
-        }
+        const float* wg = w + gi * mg_ * kk_;
+        const float* bg = bias != nullptr ? bias + gi * mg_ : nullptr;
         float* dst = out + (n * g.m + gi * mg_) * spatial_;
-        sgemm(false, false, mg_, spatial_, kk_, 1.0f, w + gi * mg_ * kk_, kk_, rhs, spatial_, 0.0f, dst, spatial_);
-      }
-      if (bias != nullptr || act_.op >= 0) {
-        float* image_out = out + n * g.m * spatial_;
-        parallel_for(g.m, std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1)), [&](int64_t m0, int64_t m1) {
-          for (int64_t m = m0; m < m1; ++m) epilogue(image_out + m * spatial_, m, bias);
-        });
+        auto run_blocks = [&](int64_t b0, int64_t b1) {
+          float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * block_));
+          for (int64_t blk = b0; blk < b1; ++blk) {
+            int64_t p0 = blk * block_, np = std::min(block_, spatial_ - p0);
+            if (!pointwise_) im2col(image, col, p0, np);
+            sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, pointwise_ ? image + p0 : col, pointwise_ ? spatial_ : np,
+                  0.0f, dst + p0, spatial_);
+            if (bg != nullptr || act_.op >= 0)
+              for (int64_t m = 0; m < mg_; ++m) epilogue(dst + m * spatial_ + p0, np, bg != nullptr ? bg + m : nullptr);
+          }
+        };
+        if (by_block) {
+          parallel_for(blocks, 1, run_blocks);
+        } else {
+          run_blocks(0, blocks);
+        }
       }
     }
   }
 
-  void im2col(const float* image, float* col) const {
+  // Columns [p0, p0 + np) of the im2col matrix of one image and group into col (kk x np).
+  void im2col(const float* image, float* col, int64_t p0, int64_t np) const {
     const ConvGeometry& g = g_;
-    int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1));
-    parallel_for(kk_, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
-        const float* plane = image + c * g.h * g.w;
-        float* dst = col + r * spatial_;
-        for (int64_t oh = 0; oh < g.oh; ++oh) {
-          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-          float* d = dst + oh * g.ow;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(d, d + g.ow, 0.0f);
-            continue;
-          }
-          const float* src = plane + ih * g.w;
-          int64_t off = kj * g.dw - g.pw;
-          if (g.sw == 1) {
-            // Valid output columns: 0 <= ow + off < W.
-            int64_t lo = std::clamp<int64_t>(-off, 0, g.ow), hi = std::clamp<int64_t>(g.w - off, lo, g.ow);
-            std::fill(d, d + lo, 0.0f);
-            std::copy(src + lo + off, src + hi + off, d + lo);
-            std::fill(d + hi, d + g.ow, 0.0f);
-          } else {
-            for (int64_t ow = 0; ow < g.ow; ++ow) {
-              int64_t iw = ow * g.sw + off;
-              d[ow] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
-            }
-          }
+    for (int64_t r = 0; r < kk_; ++r) {
+      int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
+      const float* plane = image + c * g.h * g.w;
+      int64_t off = kj * g.dw - g.pw;
+      // Valid output columns ow: 0 <= ow * sw + off < W.
+      int64_t lo_all = std::clamp<int64_t>((-off + g.sw - 1) / g.sw, 0, g.ow);
+      int64_t hi_all = std::clamp<int64_t>((g.w - off + g.sw - 1) / g.sw, lo_all, g.ow);
+      float* row = col + r * np;
+      for (int64_t p = p0; p < p0 + np;) {
+        int64_t oh = p / g.ow, ow0 = p % g.ow, ow1 = std::min(g.ow, ow0 + (p0 + np - p));
+        float* d = row + (p - p0) - ow0;  // indexed by ow
+        int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(d + ow0, d + ow1, 0.0f);
+        } else {
+          int64_t lo = std::clamp(lo_all, ow0, ow1), hi = std::clamp(hi_all, lo, ow1);
+          std::fill(d + ow0, d + lo, 0.0f);
+          if (hi > lo) gather_row(plane + ih * g.w + off + lo * g.sw, g.sw, d + lo, 0, hi - lo);
+          std::fill(d + hi, d + ow1, 0.0f);
         }
+        p += ow1 - ow0;
       }
-    });
+    }
   }
 
   // Depthwise, per (image, channel) plane, in three steps:
@@ -196,7 +209,7 @@ class ConvKernel final : public Kernel {
         }
         float* dst = out + p * spatial_;
         for (int64_t oh = 0; oh < g.oh; ++oh) std::copy(acc + oh * wpp, acc + oh * wpp + g.ow, dst + oh * g.ow);
-        epilogue(dst, c, bias);
+        epilogue(dst, spatial_, bias != nullptr ? bias + c : nullptr);
       }
     });
   }
@@ -219,7 +232,7 @@ class ConvKernel final : public Kernel {
             continue;
           }
           std::fill(row, row + lo, 0.0f);
-          gather_row(plane + ih * g.w + first, g.sw, row, lo, hi);
+          if (hi > lo) gather_row(plane + ih * g.w + first + lo * g.sw, g.sw, row + lo, 0, hi - lo);
           std::fill(row + hi, row + wpp, 0.0f);
         }
       }
@@ -230,7 +243,7 @@ class ConvKernel final : public Kernel {
   ConvGeometry g_;
   Activation act_;
   bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
-  int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0;
+  int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {

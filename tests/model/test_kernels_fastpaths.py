@@ -160,3 +160,26 @@ def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
     tiny = np.abs(x) < 1e-6  # relative accuracy kept near 0 where the op is ~linear
     if op in ("Erf", "Tanh"):
         np.testing.assert_allclose(got[tiny], want[tiny], rtol=1e-6, atol=0)
+
+
+BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16)
+    {"x": (1, 64, 40, 40), "w": (8, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 8 blocks of 224
+    {"x": (1, 64, 15, 20), "w": (5, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 2 blocks: split GEMMs
+    {"x": (2, 32, 33, 31), "w": (6, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
+    {"x": (1, 64, 50, 50), "w": (7, 64, 1, 1)},                                              # 1x1 in place, 2 blocks
+    {"x": (1, 2048, 14, 14), "w": (9, 2048, 1, 1)},                                          # 1x1, 4 blocks of 64
+    {"x": (1, 128, 29, 29), "w": (6, 128, 1, 1), "strides": [2, 2]},                         # strided 1x1 (im2col)
+    {"x": (1, 64, 30, 31), "w": (8, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups, 3 blocks each
+]
+
+
+@pytest.mark.parametrize("case", range(len(BLOCKED_CONVS)))
+def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    spec = dict(BLOCKED_CONVS[case])
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.1
+    b = normal((w.shape[0],))
+    want = np.maximum(ort_conv(x, w, b, **spec), 0.0)
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
+                     attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
