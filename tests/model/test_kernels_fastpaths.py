@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 from kernel_harness import build_driver, run_kernel
+from onnx import TensorProto, helper
 from test_kernels_cube import ort_conv
 
 RNG = np.random.default_rng(23)
@@ -183,3 +185,24 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> N
     got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
                      attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+MAXPOOLS = [
+    {"x": (1, 8, 112, 112), "kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},  # ResNet's stem
+    {"x": (2, 3, 17, 19), "kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+    {"x": (1, 4, 20, 23), "kernel_shape": [3, 4], "strides": [3, 3], "pads": [1, 2, 0, 1], "dilations": [2, 1]},
+    {"x": (1, 2, 9, 9), "kernel_shape": [5, 5], "strides": [1, 1], "pads": [2, 2, 2, 2]},
+]
+
+
+@pytest.mark.parametrize("case", range(len(MAXPOOLS)))
+def test_maxpool_rows(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    attrs = dict(MAXPOOLS[case])
+    x = normal(attrs.pop("x"))
+    node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = run_kernel(driver, tmp_path, "MaxPool", [x], [(np.float32, want.shape)], attrs=attrs)[0]
+    np.testing.assert_array_equal(got, want)
