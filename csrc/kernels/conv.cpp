@@ -2,7 +2,7 @@
 //
 // General path (see general()): per image and group, the output is computed in L2-sized column blocks:
 // im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
-// sgemm (gemm.h), then the epilogue (bias + activation) on the block. Depthwise convs (group == C == M)
+// sgemm (gemm.h) onto the block preset to the bias, then the activation. Depthwise convs (group == C == M)
 // take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
 // depthwise()). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
@@ -19,16 +19,17 @@ struct ConvGeometry {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;
 };
 
-// One kernel row of a depthwise conv over flat outputs: acc[i] (= if first, else +=) sum over taps t < kw of
-// w[t] * src[t][i], for i < n. Three taps (3x3 kernels) in one pass: a third of the accumulator traffic.
-ASCENDSIM_VECTOR_CLONES void row_taps(bool first, const float* w, const float* const* src, int64_t kw, float* acc,
-                                      int64_t n) {
+// One kernel row of a depthwise conv over flat outputs: acc[i] (= base + if first, else +=) sum over taps
+// t < kw of w[t] * src[t][i], for i < n (base: the bias). Three taps (3x3 kernels) in one pass: a third of the
+// accumulator traffic.
+ASCENDSIM_VECTOR_CLONES void row_taps(bool first, float base, const float* w, const float* const* src, int64_t kw,
+                                      float* acc, int64_t n) {
   int64_t t = 0;
   if (kw >= 3) {
     const float w0 = w[0], w1 = w[1], w2 = w[2];
     const float *s0 = src[0], *s1 = src[1], *s2 = src[2];
     if (first) {
-      for (int64_t i = 0; i < n; ++i) acc[i] = w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+      for (int64_t i = 0; i < n; ++i) acc[i] = base + w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
     } else {
       for (int64_t i = 0; i < n; ++i) acc[i] += w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
     }
@@ -39,7 +40,7 @@ ASCENDSIM_VECTOR_CLONES void row_taps(bool first, const float* w, const float* c
     const float wt = w[t];
     const float* st = src[t];
     if (first) {
-      for (int64_t i = 0; i < n; ++i) acc[i] = wt * st[i];
+      for (int64_t i = 0; i < n; ++i) acc[i] = base + wt * st[i];
     } else {
       for (int64_t i = 0; i < n; ++i) acc[i] += wt * st[i];
     }
@@ -56,11 +57,6 @@ ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float*
   } else {
     for (int64_t c = lo; c < hi; ++c) row[c] = src[c * stride];
   }
-}
-
-// row[i] += b for i < n.
-ASCENDSIM_VECTOR_CLONES void add_scalar(float* row, int64_t n, float b) {
-  for (int64_t i = 0; i < n; ++i) row[i] += b;
 }
 
 constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
@@ -103,16 +99,10 @@ class ConvKernel final : public Kernel {
   }
 
  private:
-  // Bias (one value, may be null) and activation over n outputs of one channel.
-  void epilogue(float* row, int64_t n, const float* bias) const {
-    if (bias != nullptr) add_scalar(row, n, *bias);
-    apply_activation(act_, row, n);
-  }
-
   // General path, per image and group: the output is cut into column blocks of block_ positions; per block,
-  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), one sgemm
-  // writes the block's columns of every output channel, and the epilogue runs on them while they are in
-  // cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
+  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
+  // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
+  // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
   // least 256 columns. With enough blocks the pool runs whole blocks (one region per conv, single-threaded
   // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
@@ -130,10 +120,12 @@ class ConvKernel final : public Kernel {
           for (int64_t blk = b0; blk < b1; ++blk) {
             int64_t p0 = blk * block_, np = std::min(block_, spatial_ - p0);
             if (!pointwise_) im2col(image, col, p0, np);
+            if (bg != nullptr)
+              for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
             sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, pointwise_ ? image + p0 : col, pointwise_ ? spatial_ : np,
-                  0.0f, dst + p0, spatial_);
-            if (bg != nullptr || act_.op >= 0)
-              for (int64_t m = 0; m < mg_; ++m) epilogue(dst + m * spatial_ + p0, np, bg != nullptr ? bg + m : nullptr);
+                  bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
+            if (act_.op >= 0)
+              for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
           }
         };
         if (by_block) {
@@ -182,7 +174,7 @@ class ConvKernel final : public Kernel {
   //    axpy over the whole flat range (the wpp - ow columns past each row are computed and dropped):
   //    long contiguous loops instead of rows of ow (7 to 112) elements, run block by block, one pass per
   //    kernel row (row_taps).
-  // 3. The rows are copied out with the bias and activation.
+  // 3. The rows are copied out and the activation applied (the bias started the accumulator).
   void depthwise(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
     const int64_t hpp = g.oh + (g.kh - 1) * g.dh / g.sh, wpp = g.ow + (g.kw - 1) * g.dw / g.sw;
@@ -195,6 +187,7 @@ class ConvKernel final : public Kernel {
         int64_t c = p % g.c;
         split_phases(x + p * g.h * g.w, phases, hpp, wpp);
         const float* k = w + c * g.kh * g.kw;
+        const float base = bias != nullptr ? bias[c] : 0.0f;
         // Blocks of the flat range keep the accumulator in L1 across the kernel rows.
         for (int64_t i0 = 0; i0 < flat; i0 += kFlatBlock) {
           int64_t n = std::min(kFlatBlock, flat - i0);
@@ -204,12 +197,12 @@ class ConvKernel final : public Kernel {
               int64_t co = kj * g.dw;
               taps[kj] = phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw + i0;
             }
-            row_taps(ki == 0, k + ki * g.kw, taps, g.kw, acc + i0, n);
+            row_taps(ki == 0, base, k + ki * g.kw, taps, g.kw, acc + i0, n);
           }
         }
         float* dst = out + p * spatial_;
         for (int64_t oh = 0; oh < g.oh; ++oh) std::copy(acc + oh * wpp, acc + oh * wpp + g.ow, dst + oh * g.ow);
-        epilogue(dst, spatial_, bias != nullptr ? bias + c : nullptr);
+        apply_activation(act_, dst, spatial_);
       }
     });
   }
