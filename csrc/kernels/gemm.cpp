@@ -5,7 +5,8 @@
 // with its own single-threaded OpenBLAS call. Before, OpenBLAS ran its own thread pool beside ours: two
 // sets of spinning workers on the same CPUs, which on a busy machine made two-thread runs several times
 // slower than one-thread runs. Blocks are multiples of 16 columns/rows (the micro-kernels' widths) holding
-// at least kMinFlops multiply-adds, so a small GEMM stays one call on its caller.
+// at least kMinFlops multiply-adds, so a small GEMM stays one call on its caller, and there are at most two
+// per thread, since each block packs the shared operand again.
 #include "kernels/gemm.h"
 
 #include <cblas.h>
@@ -46,7 +47,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
   // Smallest block (in units of kAlign) holding kMinFlops.
   int64_t per_unit = kAlign * other * std::max<int64_t>(k, 1);
   int64_t units = (extent + kAlign - 1) / kAlign;
-  int64_t grain = std::max<int64_t>(1, (kMinFlops + per_unit - 1) / per_unit);
+  // At most two blocks per thread: every block packs the operand it shares (all of B for row blocks).
+  int64_t grain = std::max<int64_t>((kMinFlops + per_unit - 1) / per_unit, (units + 2 * num_threads() - 1) / (2 * num_threads()));
   parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
     int64_t lo = u0 * kAlign, hi = std::min(extent, u1 * kAlign);
     if (by_columns) {  // C[:, lo:hi] = op(A) * op(B)[:, lo:hi]
