@@ -1,14 +1,13 @@
 // Conv (1-D and 2-D, NCHW): groups, dilations, pads, strides, auto_pad, optional bias, fused activation.
 //
-// General path: per image and group, im2col builds a (C/g * kh * kw) x (OH * OW) matrix in per-thread
-// scratch (rows filled in parallel) and one OpenBLAS sgemm multiplies the group's weights by it; a 1x1,
-// stride 1, unpadded conv skips im2col and multiplies the image directly. Depthwise convs (group == C ==
-// M) take a direct loop, parallel over (image, channel). The epilogue (bias + activation) runs per output
-// channel row. Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
-#include <cblas.h>
-
+// General path (see general()): per image and group, the output is computed in L2-sized column blocks:
+// im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
+// sgemm (gemm.h) onto the block preset to the bias, then the activation. Depthwise convs (group == C == M)
+// take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
+// depthwise()). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
 
@@ -19,6 +18,50 @@ struct ConvGeometry {
   int64_t n = 0, c = 0, h = 0, w = 0, m = 0, oh = 0, ow = 0, kh = 1, kw = 1;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;
 };
+
+// One kernel row of a depthwise conv over flat outputs: acc[i] (= base + if first, else +=) sum over taps
+// t < kw of w[t] * src[t][i], for i < n (base: the bias). Three taps (3x3 kernels) in one pass: a third of the
+// accumulator traffic.
+ASCENDSIM_VECTOR_CLONES void row_taps(bool first, float base, const float* w, const float* const* src, int64_t kw,
+                                      float* acc, int64_t n) {
+  int64_t t = 0;
+  if (kw >= 3) {
+    const float w0 = w[0], w1 = w[1], w2 = w[2];
+    const float *s0 = src[0], *s1 = src[1], *s2 = src[2];
+    if (first) {
+      for (int64_t i = 0; i < n; ++i) acc[i] = base + w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] += w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
+    }
+    t = 3;
+    first = false;
+  }
+  for (; t < kw; ++t, first = false) {
+    const float wt = w[t];
+    const float* st = src[t];
+    if (first) {
+      for (int64_t i = 0; i < n; ++i) acc[i] = base + wt * st[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] += wt * st[i];
+    }
+  }
+}
+
+// row[c] = src[c * stride] for c in [lo, hi) (stride 2, the common strided conv, with a constant stride
+// so that it vectorizes).
+ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float* row, int64_t lo, int64_t hi) {
+  if (stride == 1) {
+    std::copy(src + lo, src + hi, row + lo);
+  } else if (stride == 2) {
+    for (int64_t c = lo; c < hi; ++c) row[c] = src[2 * c];
+  } else {
+    for (int64_t c = lo; c < hi; ++c) row[c] = src[c * stride];
+  }
+}
+
+constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
+constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
+constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 
 class ConvKernel final : public Kernel {
  public:
@@ -34,6 +77,9 @@ class ConvKernel final : public Kernel {
     spatial_ = g.oh * g.ow;
     pointwise_ = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
     depthwise_ = g.group == g.c && g.m == g.c && g.group > 1;
+    // Column block of the general path: ~512 KiB of im2col, a multiple of 16 columns, at least kMinBlock
+    // (narrower GEMMs lose more to packing than the cache saves).
+    block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -53,129 +99,147 @@ class ConvKernel final : public Kernel {
   }
 
  private:
-  void epilogue(float* row, int64_t channel, const float* bias) const {
-    if (bias != nullptr) {
-      float b = bias[channel];
-      for (int64_t i = 0; i < spatial_; ++i) row[i] += b;
-    }
-    apply_activation(act_, row, spatial_);
-  }
-
+  // General path, per image and group: the output is cut into column blocks of block_ positions; per block,
+  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
+  // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
+  // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
+  // least 256 columns. With enough blocks the pool runs whole blocks (one region per conv, single-threaded
+  // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
-    float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * spatial_));
+    const int64_t blocks = (spatial_ + block_ - 1) / block_;
+    const bool by_block = blocks >= 2 * num_threads();
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
-        const float* rhs = image;
-        if (!pointwise_) {
-          im2col(image, col);
-          rhs = col;
-        }
+        const float* wg = w + gi * mg_ * kk_;
+        const float* bg = bias != nullptr ? bias + gi * mg_ : nullptr;
         float* dst = out + (n * g.m + gi * mg_) * spatial_;
-        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg_), static_cast<int>(spatial_),
-                          static_cast<int>(kk_), 1.0f, w + gi * mg_ * kk_, static_cast<int>(kk_), rhs,
-                          static_cast<int>(spatial_), 0.0f, dst, static_cast<int>(spatial_));
-      }
-      if (bias != nullptr || act_.op >= 0) {
-        float* image_out = out + n * g.m * spatial_;
-        parallel_for(g.m, std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1)), [&](int64_t m0, int64_t m1) {
-          for (int64_t m = m0; m < m1; ++m) epilogue(image_out + m * spatial_, m, bias);
-        });
+        auto run_blocks = [&](int64_t b0, int64_t b1) {
+          float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * block_));
+          for (int64_t blk = b0; blk < b1; ++blk) {
+            int64_t p0 = blk * block_, np = std::min(block_, spatial_ - p0);
+            if (!pointwise_) im2col(image, col, p0, np);
+            if (bg != nullptr)
+              for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
+            sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, pointwise_ ? image + p0 : col, pointwise_ ? spatial_ : np,
+                  bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
+            if (act_.op >= 0)
+              for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
+          }
+        };
+        if (by_block) {
+          parallel_for(blocks, 1, run_blocks);
+        } else {
+          run_blocks(0, blocks);
+        }
       }
     }
   }
 
-  void im2col(const float* image, float* col) const {
+  // Columns [p0, p0 + np) of the im2col matrix of one image and group into col (kk x np).
+  void im2col(const float* image, float* col, int64_t p0, int64_t np) const {
     const ConvGeometry& g = g_;
-    int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(spatial_, 1));
-    parallel_for(kk_, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
-        const float* plane = image + c * g.h * g.w;
-        float* dst = col + r * spatial_;
-        for (int64_t oh = 0; oh < g.oh; ++oh) {
-          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-          float* d = dst + oh * g.ow;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(d, d + g.ow, 0.0f);
-            continue;
-          }
-          const float* src = plane + ih * g.w;
-          int64_t off = kj * g.dw - g.pw;
-          if (g.sw == 1) {
-            // Valid output columns: 0 <= ow + off < W.
-            int64_t lo = std::clamp<int64_t>(-off, 0, g.ow), hi = std::clamp<int64_t>(g.w - off, lo, g.ow);
-            std::fill(d, d + lo, 0.0f);
-            std::copy(src + lo + off, src + hi + off, d + lo);
-            std::fill(d + hi, d + g.ow, 0.0f);
-          } else {
-            for (int64_t ow = 0; ow < g.ow; ++ow) {
-              int64_t iw = ow * g.sw + off;
-              d[ow] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+    for (int64_t r = 0; r < kk_; ++r) {
+      int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
+      const float* plane = image + c * g.h * g.w;
+      int64_t off = kj * g.dw - g.pw;
+      // Valid output columns ow: 0 <= ow * sw + off < W.
+      int64_t lo_all = std::clamp<int64_t>((-off + g.sw - 1) / g.sw, 0, g.ow);
+      int64_t hi_all = std::clamp<int64_t>((g.w - off + g.sw - 1) / g.sw, lo_all, g.ow);
+      float* row = col + r * np;
+      for (int64_t p = p0; p < p0 + np;) {
+        int64_t oh = p / g.ow, ow0 = p % g.ow, ow1 = std::min(g.ow, ow0 + (p0 + np - p));
+        float* d = row + (p - p0) - ow0;  // indexed by ow
+        int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(d + ow0, d + ow1, 0.0f);
+        } else {
+          int64_t lo = std::clamp(lo_all, ow0, ow1), hi = std::clamp(hi_all, lo, ow1);
+          std::fill(d + ow0, d + lo, 0.0f);
+          if (hi > lo) gather_row(plane + ih * g.w + off + lo * g.sw, g.sw, d + lo, 0, hi - lo);
+          std::fill(d + hi, d + ow1, 0.0f);
+        }
+        p += ow1 - ow0;
+      }
+    }
+  }
+
+  // Depthwise, per (image, channel) plane, in three steps:
+  // 1. Polyphase split of the zero-padded plane: phase (pr, pc) holds padded[r * sh + pr][c * sw + pc]
+  //    (one phase for stride 1). Output (oh, ow) then reads, for tap (ki, kj), phase ((ki*dh) % sh,
+  //    (kj*dw) % sw) at row oh + (ki*dh) / sh, column ow + (kj*dw) / sw: contiguous in ow for any stride
+  //    and dilation.
+  // 2. With phases of row pitch wpp, output (oh, ow) is flat index oh * wpp + ow, and every tap is one
+  //    axpy over the whole flat range (the wpp - ow columns past each row are computed and dropped):
+  //    long contiguous loops instead of rows of ow (7 to 112) elements, run block by block, one pass per
+  //    kernel row (row_taps).
+  // 3. The rows are copied out and the activation applied (the bias started the accumulator).
+  void depthwise(const float* x, const float* w, const float* bias, float* out) const {
+    const ConvGeometry& g = g_;
+    const int64_t hpp = g.oh + (g.kh - 1) * g.dh / g.sh, wpp = g.ow + (g.kw - 1) * g.dw / g.sw;
+    const int64_t phase_size = hpp * wpp, flat = (g.oh - 1) * wpp + g.ow;
+    parallel_for(g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+      float* phases = scratch_floats(6, static_cast<size_t>(g.sh * g.sw * phase_size + g.oh * wpp));
+      float* acc = phases + g.sh * g.sw * phase_size;
+      auto** taps = reinterpret_cast<const float**>(scratch_floats(7, static_cast<size_t>(2 * g.kw)));
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t c = p % g.c;
+        split_phases(x + p * g.h * g.w, phases, hpp, wpp);
+        const float* k = w + c * g.kh * g.kw;
+        const float base = bias != nullptr ? bias[c] : 0.0f;
+        // Blocks of the flat range keep the accumulator in L1 across the kernel rows.
+        for (int64_t i0 = 0; i0 < flat; i0 += kFlatBlock) {
+          int64_t n = std::min(kFlatBlock, flat - i0);
+          for (int64_t ki = 0; ki < g.kh; ++ki) {
+            int64_t ro = ki * g.dh;
+            for (int64_t kj = 0; kj < g.kw; ++kj) {
+              int64_t co = kj * g.dw;
+              taps[kj] = phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw + i0;
             }
+            row_taps(ki == 0, base, k + ki * g.kw, taps, g.kw, acc + i0, n);
           }
         }
+        float* dst = out + p * spatial_;
+        for (int64_t oh = 0; oh < g.oh; ++oh) std::copy(acc + oh * wpp, acc + oh * wpp + g.ow, dst + oh * g.ow);
+        apply_activation(act_, dst, spatial_);
       }
     });
   }
 
-  // Depthwise: each plane is copied once into a zero-padded scratch plane, so the kernel taps run without
-  // bounds checks as axpy-like loops over an output row (contiguous for stride 1, vectorizable).
-  void depthwise(const float* x, const float* w, const float* bias, float* out) const {
+  // Phase planes (step 1 of depthwise) of one input plane, hpp x wpp each, zero outside the input.
+  void split_phases(const float* plane, float* phases, int64_t hpp, int64_t wpp) const {
     const ConvGeometry& g = g_;
-    int64_t hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
-    parallel_for(g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
-      float* padded = scratch_floats(6, static_cast<size_t>(hp * wp));
-      for (int64_t p = p0; p < p1; ++p) {
-        int64_t c = p % g.c;
-        const float* plane = x + p * g.h * g.w;
-        for (int64_t r = 0; r < hp; ++r) {
-          float* row = padded + r * wp;
-          int64_t ih = r - g.ph;
+    for (int64_t pr = 0; pr < g.sh; ++pr) {
+      for (int64_t pc = 0; pc < g.sw; ++pc) {
+        float* phase = phases + (pr * g.sw + pc) * hpp * wpp;
+        // Columns c with 0 <= c * sw + pc - pw < W.
+        int64_t first = pc - g.pw;
+        int64_t lo = std::clamp<int64_t>((-first + g.sw - 1) / g.sw, 0, wpp);
+        int64_t hi = std::clamp<int64_t>((g.w - first + g.sw - 1) / g.sw, lo, wpp);
+        for (int64_t r = 0; r < hpp; ++r) {
+          float* row = phase + r * wpp;
+          int64_t ih = r * g.sh + pr - g.ph;
           if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + wp, 0.0f);
+            std::fill(row, row + wpp, 0.0f);
             continue;
           }
-          int64_t lo = std::clamp<int64_t>(g.pw, 0, wp), hi = std::clamp<int64_t>(g.pw + g.w, lo, wp);
           std::fill(row, row + lo, 0.0f);
-          std::copy(plane + ih * g.w + (lo - g.pw), plane + ih * g.w + (hi - g.pw), row + lo);
-          std::fill(row + hi, row + wp, 0.0f);
+          if (hi > lo) gather_row(plane + ih * g.w + first + lo * g.sw, g.sw, row + lo, 0, hi - lo);
+          std::fill(row + hi, row + wpp, 0.0f);
         }
-        const float* k = w + c * g.kh * g.kw;
-        float* dst = out + p * spatial_;
-        for (int64_t oh = 0; oh < g.oh; ++oh) {
-          float* d = dst + oh * g.ow;
-          std::fill(d, d + g.ow, 0.0f);
-          for (int64_t ki = 0; ki < g.kh; ++ki) {
-            const float* src_row = padded + (oh * g.sh + ki * g.dh) * wp;
-            for (int64_t kj = 0; kj < g.kw; ++kj) {
-              const float wv = k[ki * g.kw + kj];
-              const float* s = src_row + kj * g.dw;
-              if (g.sw == 1) {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow];
-              } else if (g.sw == 2) {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[2 * ow];
-              } else {
-                for (int64_t ow = 0; ow < g.ow; ++ow) d[ow] += wv * s[ow * g.sw];
-              }
-            }
-          }
-        }
-        epilogue(dst, c, bias);
       }
-    });
+    }
   }
 
   TensorDesc x_, w_, out_, b_;
   ConvGeometry g_;
   Activation act_;
   bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
-  int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0;
+  int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
-  scipy_openblas_set_num_threads(num_threads());
   if (spec.inputs.size() < 2 || spec.outputs.empty()) return refuse(spec, error, "needs inputs X and W");
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     if (i < spec.present.size() && !spec.present[i]) continue;

@@ -1,14 +1,13 @@
 // ConvTranspose (1-D and 2-D NCHW): groups, strides, dilations, pads, output_padding, output_shape,
 // auto_pad, optional bias, fused activation.
 //
-// Per image and group, one OpenBLAS sgemm forms col = W_g^T x X_g, a (C_out/g * kh * kw) x (H * W)
+// Per image and group, one sgemm (gemm.h) forms col = W_g^T x X_g, a (C_out/g * kh * kw) x (H * W)
 // matrix, and col2im scatters-adds each column entry into the output position oh = ih*stride - pad +
 // ki*dilation (rows of col2im run in parallel over output channels, so no two threads touch one output
 // plane). Float16 storage is widened; ROUND_INPUTS_FP16 rounds inputs to float16 values.
-#include <cblas.h>
-
 #include <algorithm>
 
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
 
@@ -44,9 +43,8 @@ class ConvTransposeKernel final : public Kernel {
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         if (cg > 0 && kk > 0 && in_sp > 0)
-          scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(kk), static_cast<int>(in_sp),
-                            static_cast<int>(cg), 1.0f, w + gi * cg * kk, static_cast<int>(kk),
-                            x + (n * g.c + gi * cg) * in_sp, static_cast<int>(in_sp), 0.0f, col, static_cast<int>(in_sp));
+          sgemm(true, false, kk, in_sp, cg, 1.0f, w + gi * cg * kk, kk, x + (n * g.c + gi * cg) * in_sp, in_sp, 0.0f, col,
+                in_sp);
         float* dst = out + (n * g.m + gi * mg) * out_sp;
         parallel_for(mg, 1, [&](int64_t m0, int64_t m1) {
           for (int64_t m = m0; m < m1; ++m) {

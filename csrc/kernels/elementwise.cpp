@@ -3,12 +3,18 @@
 //
 // Every elementwise node is run as a small program (a single op is a program of one step; variadic
 // Max/Min become a chain of binary steps). The output is walked in blocks of at most kBlock elements along
-// the innermost collapsed dim of the numpy broadcasting plan: each block loads every node input (converted
-// to a float32 or int64 slot, broadcast by stride 0) into a per-thread temporary, runs the steps over the
-// temporaries with plain vectorizable loops, and stores the last slot into the output. All reads of a
-// block happen before its store, so an output aliasing an input (in-place, docs/om-format.md §4.3) is
-// correct. Float math is float32 for float16/float32 storage (double storage is computed in float32 too);
-// integer and bool tensors are computed in int64.
+// the innermost collapsed dim of the numpy broadcasting plan. Each step reads and writes slots: a node
+// input that is already float32 (or int64) and contiguous along that dim is read in place; any other is
+// first converted into a float32 or int64 per-thread temporary (broadcast by stride 0). The steps run as
+// plain vectorizable loops (compiled for several instruction sets, picked at load), and the last one writes
+// straight into a float32/int64 output, or into a temporary that is converted on store. So a tiny Add of
+// two float32 tensors is one loop, called directly: parallel_for calls the block loop inline below its
+// grain (no pool, no std::function). In-place outputs (docs/om-format.md §4.3) stay correct: every loop
+// reads element i of its inputs before writing element i, converted inputs are loaded for the whole block
+// before any step runs, and only an input of the output's element size may alias it. exp, erf and tanh
+// (also inside Sigmoid, Silu, Gelu, Elu, Selu) are vmath.h's vectorizable forms. Float math is
+// float32 for float16/float32 storage (double storage is computed in float32 too); integer and bool
+// tensors are computed in int64.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +22,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/vmath.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -151,11 +158,11 @@ bool type_step(Step* s, const std::string& name, std::string* why) {
   return false;
 }
 
-inline float erf_gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+inline float erf_gelu(float x) { return 0.5f * x * (1.0f + verf(x * 0.70710678118654752f)); }
 inline float tanh_gelu(float x) {
-  return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  return 0.5f * x * (1.0f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float sigmoid(float x) { return 1.0f / (1.0f + vexp(-x)); }
 inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 int64_t int_pow(int64_t base, int64_t exp) {
@@ -183,8 +190,14 @@ void narrow_ints(aclDataType to, int64_t* v, int64_t n) {
   }
 }
 
+// Gelu (erf form) over n values: its own function, since inside unary_float's switch GCC does not
+// vectorize this loop.
+ASCENDSIM_VECTOR_CLONES void gelu_erf_loop(const float* x, float* o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = erf_gelu(x[i]);
+}
+
 // Runs one float unary op (also the epilogue activation); x may equal o.
-void unary_float(const Step& s, const float* x, float* o, int64_t n) {
+ASCENDSIM_VECTOR_CLONES void unary_float(const Step& s, const float* x, float* o, int64_t n) {
   const float al = s.alpha, be = s.beta, ga = s.gamma;
 #define LOOP(expr) \
   for (int64_t i = 0; i < n; ++i) {  \
@@ -194,7 +207,7 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
   break
   switch (s.op) {
     case kSqrt: LOOP(std::sqrt(v));
-    case kExp: LOOP(std::exp(v));
+    case kExp: LOOP(vexp(v));
     case kLog: LOOP(std::log(v));
     case kAbs: LOOP(std::fabs(v));
     case kNeg: LOOP(-v);
@@ -203,12 +216,12 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
     case kCeil: LOOP(std::ceil(v));
     case kRelu: LOOP(v > 0.0f ? v : 0.0f);
     case kSigmoid: LOOP(sigmoid(v));
-    case kTanh: LOOP(std::tanh(v));
+    case kTanh: LOOP(vtanh(v));
     case kHardSigmoid: LOOP(std::max(0.0f, std::min(1.0f, al * v + be)));
-    case kErf: LOOP(std::erf(v));
+    case kErf: LOOP(verf(v));
     case kSoftplus: LOOP(softplus(v));
-    case kElu: LOOP(v >= 0.0f ? v : al * (std::exp(v) - 1.0f));
-    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * std::exp(v) - al));
+    case kElu: LOOP(v >= 0.0f ? v : al * (vexp(v) - 1.0f));
+    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * vexp(v) - al));
     case kLeakyRelu: LOOP(v >= 0.0f ? v : al * v);
     case kSign: LOOP(v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v);
     case kRound: LOOP(std::nearbyint(v));
@@ -220,7 +233,8 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
       if (s.flag) {
         LOOP(tanh_gelu(v));
       }
-      LOOP(erf_gelu(v));
+      gelu_erf_loop(x, o, n);
+      break;
     case kSilu: LOOP(v * sigmoid(v));
     case kClip: LOOP(std::min(std::max(v, al), be));  // epilogue form: bounds in alpha/beta
     default: LOOP(v);
@@ -228,12 +242,10 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
 #undef LOOP
 }
 
-// Executes one step over n elements; slot(k) gives the memory of slot k.
-template <class SlotFn>
-void exec_step(const Step& s, int64_t n, SlotFn slot) {
-  void* out = slot(-1);
-  auto F = [&](int k) { return static_cast<const float*>(slot(s.in[k])); };
-  auto I = [&](int k) { return static_cast<const int64_t*>(slot(s.in[k])); };
+// Executes one step over n elements: slot[k] is the memory of slot k, `out` the step's result.
+ASCENDSIM_VECTOR_CLONES void exec_step(const Step& s, int64_t n, void* const* slot, void* out) {
+  auto F = [&](int k) { return static_cast<const float*>(slot[s.in[k]]); };
+  auto I = [&](int k) { return static_cast<const int64_t*>(slot[s.in[k]]); };
   float* fo = static_cast<float*>(out);
   int64_t* io = static_cast<int64_t*>(out);
   if (s.op == kCast) {
@@ -409,55 +421,96 @@ class ElementwiseKernel final : public Kernel {
     std::vector<std::vector<int64_t>> dims;
     for (const auto& in : inputs_) dims.push_back(in.dims);
     plan_ = plan_broadcast(output_.dims, dims);
-    numel_ = output_.numel();
     inner_ = plan_.inner();
     chunks_per_row_ = inner_ == 0 ? 0 : (inner_ + kBlock - 1) / kBlock;
-    units_ = numel_ == 0 ? 0 : plan_.rows() * chunks_per_row_;
+    units_ = output_.numel() == 0 ? 0 : plan_.rows() * chunks_per_row_;
+    grain_ = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(std::min(inner_, kBlock), 1));  // ~32K elements
     slots_ = inputs_.size() + steps_.size();
+    // Direct slots: an input already in its slot's form (float32 / int64, contiguous along the inner dim) is
+    // read in place, and the last step writes straight into an output of its kind; the rest use scratch.
+    // The per-input facts the block loop needs sit in one compact array (1000 tiny nodes stay in cache).
+    scratch_ = steps_.size() > 1;
+    for (size_t k = 0; k < inputs_.size(); ++k) {
+      aclDataType d = inputs_[k].dtype;
+      Operand op{plan_.strides[k].back(), d, static_cast<int>(aclDataTypeSize(d)), false};
+      // Only an input of the output's element size can alias it (in place: same offset and byte size), and
+      // then element i is element i; a direct input of another element size never shares its bytes.
+      op.direct = op.stride == 1 && (d == ACL_FLOAT || d == ACL_INT64) &&
+                  (aclDataTypeSize(d) == aclDataTypeSize(output_.dtype) || inputs_[k].nbytes() != output_.nbytes());
+      scratch_ = scratch_ || !op.direct;
+      operands_.push_back(op);
+    }
+    Kind last = steps_.back().kind;
+    out_direct_ = output_.dtype == (last == kF ? ACL_FLOAT : ACL_INT64);
+    scratch_ = scratch_ || !out_direct_;
+    out_elem_ = static_cast<int64_t>(aclDataTypeSize(output_.dtype));
+    one_row_ = plan_.rows() == 1;
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
-    if (units_ == 0) return;
-    void* out = outputs[0];
-    int64_t block = std::min(inner_, kBlock);
-    int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(block, 1));  // ~32K elements per chunk
-    parallel_for(units_, grain, [&](int64_t u0, int64_t u1) {
-      auto* memory = reinterpret_cast<int64_t*>(scratch_floats(0, slots_ * kBlock * 2));
-      auto slot_mem = [&](size_t k) -> void* { return memory + k * kBlock; };
-      for (int64_t u = u0; u < u1; ++u) {
-        int64_t row = u / chunks_per_row_, j0 = (u % chunks_per_row_) * kBlock;
-        int64_t n = std::min(kBlock, inner_ - j0);
-        for (size_t k = 0; k < inputs_.size(); ++k) {
-          int64_t stride = plan_.strides[k].back();
-          int64_t offset = plan_.row_offset(k, row) + j0 * stride;
-          if (kind_of(inputs_[k].dtype) == kF) {
-            load_float(inputs_[k].dtype, inputs[k], offset, stride, n, static_cast<float*>(slot_mem(k)));
-          } else {
-            load_int(inputs_[k].dtype, inputs[k], offset, stride, n, static_cast<int64_t*>(slot_mem(k)));
-          }
-        }
-        for (size_t t = 0; t < steps_.size(); ++t) {
-          size_t self = inputs_.size() + t;
-          exec_step(steps_[t], n, [&](int k) { return slot_mem(k < 0 ? self : static_cast<size_t>(k)); });
-        }
-        const void* result = slot_mem(slots_ - 1);
-        int64_t out_offset = row * inner_ + j0;
-        if (steps_.back().kind == kF) {
-          store_float(output_.dtype, static_cast<const float*>(result), n, out, out_offset);
-        } else {
-          store_int(output_.dtype, static_cast<const int64_t*>(result), n, out, out_offset);
-        }
-      }
-    });
+    parallel_for(units_, grain_, [&](int64_t u0, int64_t u1) { run_units(inputs, outputs[0], u0, u1); });
   }
 
  private:
+  static constexpr size_t kStackSlots = 32;
+  struct Operand {
+    int64_t stride;  // element stride along the inner dim (0: broadcast)
+    aclDataType dtype;
+    int elem;        // bytes per element
+    bool direct;
+  };
+
+  // Blocks [u0, u1): load (or point at) the inputs, run the steps, store (or have written) the output.
+  void run_units(const void* const* inputs, void* out, int64_t u0, int64_t u1) const {
+    void* stack[kStackSlots];
+    void** slot = slots_ <= kStackSlots ? stack : reinterpret_cast<void**>(scratch_floats(7, slots_ * 2));
+    auto* memory = scratch_ ? reinterpret_cast<int64_t*>(scratch_floats(0, slots_ * kBlock * 2)) : nullptr;
+    const size_t n_in = operands_.size();
+    const Operand* ops = operands_.data();
+    for (int64_t u = u0; u < u1; ++u) {
+      int64_t row = u / chunks_per_row_, j0 = (u % chunks_per_row_) * kBlock;
+      int64_t n = std::min(kBlock, inner_ - j0);
+      for (size_t k = 0; k < n_in; ++k) {
+        const Operand& op = ops[k];
+        int64_t offset = (one_row_ ? 0 : plan_.row_offset(k, row)) + j0 * op.stride;
+        if (op.direct) {
+          slot[k] = const_cast<char*>(static_cast<const char*>(inputs[k])) + offset * op.elem;
+          continue;
+        }
+        slot[k] = memory + k * kBlock;
+        if (kind_of(op.dtype) == kF) {
+          load_float(op.dtype, inputs[k], offset, op.stride, n, static_cast<float*>(slot[k]));
+        } else {
+          load_int(op.dtype, inputs[k], offset, op.stride, n, static_cast<int64_t*>(slot[k]));
+        }
+      }
+      int64_t out_offset = row * inner_ + j0;
+      const size_t n_steps = steps_.size();
+      for (size_t t = 0; t < n_steps; ++t) {
+        size_t self = n_in + t;
+        slot[self] = t + 1 == n_steps && out_direct_ ? static_cast<char*>(out) + out_offset * out_elem_
+                                                     : static_cast<void*>(memory + self * kBlock);
+        exec_step(steps_[t], n, slot, slot[self]);
+      }
+      if (out_direct_) continue;
+      const void* result = slot[slots_ - 1];
+      if (steps_.back().kind == kF) {
+        store_float(output_.dtype, static_cast<const float*>(result), n, out, out_offset);
+      } else {
+        store_int(output_.dtype, static_cast<const int64_t*>(result), n, out, out_offset);
+      }
+    }
+  }
+
   std::vector<TensorDesc> inputs_;
   TensorDesc output_;
   std::vector<Step> steps_;
   BroadcastPlan plan_;
-  int64_t numel_ = 0, inner_ = 0, chunks_per_row_ = 0, units_ = 0;
+  int64_t inner_ = 0, chunks_per_row_ = 0, units_ = 0, grain_ = 1;
   size_t slots_ = 0;
+  int64_t out_elem_ = 4;
+  std::vector<Operand> operands_;
+  bool out_direct_ = false, scratch_ = false, one_row_ = true;
 };
 
 // Appends the steps of one op (variadic Max/Min become binary chains) reading `ins` (slot numbers).

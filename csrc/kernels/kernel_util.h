@@ -11,6 +11,16 @@
 
 #include "kernels/kernel.h"
 
+// Hot loops are compiled for x86-64-v4 (AVX-512), v3 (AVX2/FMA) and baseline; the loader picks the best
+// version for the CPU once (GCC target_clones, an ifunc). The library itself stays baseline x86-64. Not
+// under sanitizers: ifunc resolvers run before the sanitizer runtime is initialised and crash.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define ASCENDSIM_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define ASCENDSIM_VECTOR_CLONES
+#endif
+
 namespace ascendsim::kernels {
 
 // ---- float16 (IEEE binary16), round to nearest even, overflow to inf --------------------------------

@@ -1,28 +1,20 @@
 // MatMul (numpy matmul: 1-D promotion, broadcast batch dims, optional fused bias and activation) and Gemm
-// (alpha, beta, transA, transB, broadcast C, fused activation) on OpenBLAS sgemm.
+// (alpha, beta, transA, transB, broadcast C, fused activation) on sgemm (gemm.h: OpenBLAS, threaded by the pool).
 //
 // Float16 storage is widened to float32 (scratch) and computed in float32; ROUND_INPUTS_FP16 rounds float32
 // inputs to float16 values first (cube-unit semantics: fp16 operands, fp32 accumulation). A MatMul whose
 // B has no batch dims and whose A is contiguous runs as one (batch*M) x K x N gemm; otherwise one gemm per
-// broadcast batch index. OpenBLAS threads each gemm itself (its thread count is set to the pool's size).
-#include <cblas.h>
-
+// broadcast batch index.
 #include <algorithm>
 #include <optional>
 
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/thread_pool.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
 namespace {
-
-void init_blas_threads() {
-  static const bool done = [] {
-    scipy_openblas_set_num_threads(num_threads());
-    return true;
-  }();
-  (void)done;
-}
 
 bool float_dtype_ok(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16; }
 
@@ -40,6 +32,11 @@ void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float
       for (int64_t j = 0; j < inner; ++j) o[j] += b[j];
     }
   }
+}
+
+// row[j] += bias[j] for j < n.
+ASCENDSIM_VECTOR_CLONES void add_vector(float* row, const float* bias, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
 }
 
 class MatMulKernel final : public Kernel {
@@ -63,6 +60,8 @@ class MatMulKernel final : public Kernel {
       fold_ = abatch == batch_;  // A's batch is the output's: one tall gemm
     }
     plan_ = plan_broadcast(batch_, {abatch, bbatch});
+    // A bias of N values (every dim 1 but the last) is added per output row inside the epilogue.
+    row_bias_ = has_bias_ && n_ > 0 && bias_.numel() == n_ && !bias_.dims.empty() && bias_.dims.back() == n_;
     full_out_ = batch_;
     full_out_.push_back(m_);
     full_out_.push_back(n_);
@@ -84,11 +83,19 @@ class MatMulKernel final : public Kernel {
           gemm(a + ai * m_ * k_, b + bi * k_ * n_, out + i * m_ * n_, m_);
         }
       }
-      if (has_bias_) {
-        const float* bias = float_input(bias_, inputs[2], false, 4);
-        add_broadcast(out, full_out_, bias, bias_.dims);
+      const float* bias = has_bias_ ? float_input(bias_, inputs[2], false, 4) : nullptr;
+      if (bias != nullptr && !row_bias_) add_broadcast(out, full_out_, bias, bias_.dims);
+      if (row_bias_ || act_.op >= 0) {
+        // The epilogue row by row over the pool: bias vector and activation while the row is in cache.
+        const float* row_bias = row_bias_ ? bias : nullptr;
+        parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            float* row = out + r * n_;
+            if (row_bias != nullptr) add_vector(row, row_bias, n_);
+            apply_activation(act_, row, n_);
+          }
+        });
       }
-      apply_activation(act_, out, total);
     }
     if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
   }
@@ -100,14 +107,12 @@ class MatMulKernel final : public Kernel {
     return plan_.row_offset(k, i / inner) + (i % inner) * plan_.strides[k].back();
   }
   void gemm(const float* a, const float* b, float* c, int64_t m) const {
-    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n_),
-                      static_cast<int>(k_), 1.0f, a, static_cast<int>(k_), b, static_cast<int>(n_), 0.0f, c,
-                      static_cast<int>(n_));
+    sgemm(false, false, m, n_, k_, 1.0f, a, k_, b, n_, 0.0f, c, n_);
   }
 
   TensorDesc a_, b_, out_, bias_;
   Activation act_;
-  bool round_ = false, has_bias_ = false, fold_ = false;
+  bool round_ = false, has_bias_ = false, row_bias_ = false, fold_ = false;
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
   BroadcastPlan plan_;
@@ -126,7 +131,6 @@ std::optional<std::string> operand_problem(const NodeSpec& spec) {
 }
 
 std::unique_ptr<Kernel> make_matmul(const NodeSpec& spec, std::string* error) {
-  init_blas_threads();
   if (auto problem = operand_problem(spec)) return refuse(spec, error, *problem);
   const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
   if (ad.empty() || bd.empty()) return refuse(spec, error, "inputs must not be scalars");
@@ -184,9 +188,7 @@ class GemmKernel final : public Kernel {
       beta = 1.0f;
     }
     if (k_ > 0) {
-      scipy_cblas_sgemm(CblasRowMajor, ta_ ? CblasTrans : CblasNoTrans, tb_ ? CblasTrans : CblasNoTrans,
-                        static_cast<int>(m_), static_cast<int>(n_), static_cast<int>(k_), alpha_, a,
-                        static_cast<int>(ta_ ? m_ : k_), b, static_cast<int>(tb_ ? k_ : n_), beta, out, static_cast<int>(n_));
+      sgemm(ta_, tb_, m_, n_, k_, alpha_, a, ta_ ? m_ : k_, b, tb_ ? k_ : n_, beta, out, n_);
     } else if (beta == 0.0f) {
       std::fill(out, out + total, 0.0f);
     }
@@ -203,7 +205,6 @@ class GemmKernel final : public Kernel {
 };
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {
-  init_blas_threads();
   if (auto problem = operand_problem(spec)) return refuse(spec, error, *problem);
   const auto &ad = spec.inputs[0].dims, &bd = spec.inputs[1].dims;
   if (ad.size() != 2 || bd.size() != 2) return refuse(spec, error, "A " + dims_str(ad) + " and B " + dims_str(bd) + " must be 2-D");

@@ -4,7 +4,8 @@
 // Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
 // onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
 // counts the window clipped to the padded extent (input + end pad), otherwise only the input elements it
-// covers. The output shape is the one the compiler computed (ceil_mode included) and is checked here.
+// covers. MaxPool runs tap by tap over whole output rows (vectorized runs, see max_plane). The output shape
+// is the one the compiler computed (ceil_mode included) and is checked here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,33 +22,51 @@ struct PoolGeometry {
   bool max = true, include_pad = false;
 };
 
-void pool_plane(const PoolGeometry& g, const float* x, float* y) {
+// Max over one plane, a whole output row at a time: for each tap (i, j) of the window, the output columns
+// whose input column is inside the plane take max(y, x[ih][ow * sw + j * dw - pw]): contiguous (or stride-2)
+// runs that vectorize, instead of a bounds-checked window per output.
+ASCENDSIM_VECTOR_CLONES void max_plane(const PoolGeometry& g, const float* x, float* y) {
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    float* yr = y + oh * g.ow;
+    std::fill(yr, yr + g.ow, -std::numeric_limits<float>::infinity());
+    for (int64_t i = 0; i < g.kh; ++i) {
+      int64_t ih = oh * g.sh - g.ph + i * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      const float* row = x + ih * g.w;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        int64_t off = j * g.dw - g.pw;  // input column of output column ow: ow * sw + off
+        int64_t lo = std::clamp<int64_t>((-off + g.sw - 1) / g.sw, 0, g.ow);
+        int64_t hi = std::clamp<int64_t>((g.w - off + g.sw - 1) / g.sw, lo, g.ow);
+        if (lo == hi) continue;
+        const float* src = row + lo * g.sw + off;
+        float* dst = yr + lo;
+        int64_t n = hi - lo;
+        if (g.sw == 1) {
+          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k]);
+        } else if (g.sw == 2) {
+          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[2 * k]);
+        } else {
+          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k * g.sw]);
+        }
+      }
+    }
+  }
+}
+
+// Average over one plane (divisor per output as described at the top of the file).
+void average_plane(const PoolGeometry& g, const float* x, float* y) {
   for (int64_t oh = 0; oh < g.oh; ++oh) {
     int64_t hs = oh * g.sh - g.ph;
     for (int64_t ow = 0; ow < g.ow; ++ow) {
       int64_t ws = ow * g.sw - g.pw;
-      if (g.max) {
-        float m = -std::numeric_limits<float>::infinity();
-        for (int64_t i = 0; i < g.kh; ++i) {
-          int64_t ih = hs + i * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          const float* row = x + ih * g.w;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            int64_t iw = ws + j * g.dw;
-            if (iw >= 0 && iw < g.w) m = std::max(m, row[iw]);
-          }
-        }
-        y[oh * g.ow + ow] = m;
-      } else {
-        int64_t he = std::min(hs + g.kh, g.h + g.ph_end), we = std::min(ws + g.kw, g.w + g.pw_end);
-        int64_t padded = (he - hs) * (we - ws);
-        int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(he, g.h), w0 = std::max<int64_t>(ws, 0), w1 = std::min(we, g.w);
-        float sum = 0.0f;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) sum += x[ih * g.w + iw];
-        int64_t count = g.include_pad ? padded : (h1 - h0) * (w1 - w0);
-        y[oh * g.ow + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
-      }
+      int64_t he = std::min(hs + g.kh, g.h + g.ph_end), we = std::min(ws + g.kw, g.w + g.pw_end);
+      int64_t padded = (he - hs) * (we - ws);
+      int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(he, g.h), w0 = std::max<int64_t>(ws, 0), w1 = std::min(we, g.w);
+      float sum = 0.0f;
+      for (int64_t ih = h0; ih < h1; ++ih)
+        for (int64_t iw = w0; iw < w1; ++iw) sum += x[ih * g.w + iw];
+      int64_t count = g.include_pad ? padded : (h1 - h0) * (w1 - w0);
+      y[oh * g.ow + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
     }
   }
 }
@@ -117,7 +136,13 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
     parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) pool_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
+      for (int64_t p = p0; p < p1; ++p) {
+        if (g.max) {
+          max_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
+        } else {
+          average_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
+        }
+      }
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
   });

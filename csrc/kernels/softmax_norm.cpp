@@ -11,6 +11,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/vmath.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -44,18 +45,18 @@ struct FloatOut {
   float* data;
 };
 
-void softmax_row(const float* x, float* y, int64_t len, bool log) {
+ASCENDSIM_VECTOR_CLONES void softmax_row(const float* x, float* y, int64_t len, bool log) {
   float mx = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < len; ++i) mx = std::max(mx, x[i]);
   float sum = 0.0f;
   if (log) {
     for (int64_t i = 0; i < len; ++i) y[i] = x[i] - mx;
-    for (int64_t i = 0; i < len; ++i) sum += std::exp(y[i]);
+    for (int64_t i = 0; i < len; ++i) sum += vexp(y[i]);
     float lse = std::log(sum);
     for (int64_t i = 0; i < len; ++i) y[i] -= lse;
     return;
   }
-  for (int64_t i = 0; i < len; ++i) y[i] = std::exp(x[i] - mx);
+  for (int64_t i = 0; i < len; ++i) y[i] = vexp(x[i] - mx);
   for (int64_t i = 0; i < len; ++i) sum += y[i];
   float inv = 1.0f / sum;
   for (int64_t i = 0; i < len; ++i) y[i] *= inv;
@@ -83,7 +84,7 @@ std::unique_ptr<Kernel> make_softmax(const NodeSpec& spec, std::string* error) {
         int64_t o = r / inner, j = r % inner;
         const float* xr = x + o * len * inner + j;
         float* yr = y + o * len * inner + j;
-        if (inner == 1) {  // contiguous rows: loops the compiler vectorizes (exp through libmvec)
+        if (inner == 1) {  // contiguous rows: loops the compiler vectorizes (vmath.h's exp)
           softmax_row(xr, yr, len, log);
           continue;
         }
@@ -91,12 +92,12 @@ std::unique_ptr<Kernel> make_softmax(const NodeSpec& spec, std::string* error) {
         for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
         float sum = 0.0f;
         if (log) {
-          for (int64_t i = 0; i < len; ++i) sum += std::exp(xr[i * inner] - mx);
+          for (int64_t i = 0; i < len; ++i) sum += vexp(xr[i * inner] - mx);
           float lse = std::log(sum);
           for (int64_t i = 0; i < len; ++i) yr[i * inner] = xr[i * inner] - mx - lse;
         } else {
           for (int64_t i = 0; i < len; ++i) {
-            float e = std::exp(xr[i * inner] - mx);
+            float e = vexp(xr[i * inner] - mx);
             yr[i * inner] = e;
             sum += e;
           }

@@ -1,7 +1,15 @@
-// The intra-op thread pool (see thread_pool.h). Workers sleep on a condition variable; a region publishes
-// a job (function, item count, chunk size) under a generation counter, every participant claims chunks
-// from an atomic cursor, and the caller waits until all claimed chunks are done. Only one region runs at a
-// time (try_lock): a concurrent caller runs its loop itself, which keeps two executing models from
+// The intra-op thread pool (see thread_pool.h).
+//
+// A region publishes its job (callable, item count, chunk size) and then one atomic state word
+// {generation, closed, active workers}. Workers spin on that word for a short while after each region
+// (regions of a model follow each other within microseconds; a condition variable wake-up costs several
+// microseconds per region) and only then sleep on a condition variable; the caller notifies only when a
+// worker sleeps. A worker joins the job by incrementing the active count with a compare-exchange that also
+// checks the generation and that the job is still open, then every participant claims chunks from an
+// atomic cursor. The caller, once the cursor is exhausted, waits (spinning: the remaining chunks are being
+// run) until no worker is active and closes the job in the same compare-exchange, so a late worker can
+// never join a finished job or see the next job's fields half written. Only one region runs at a time
+// (try_lock): a concurrent caller runs its loop itself, which keeps two executing models from
 // oversubscribing the CPUs and makes nested calls safe.
 #include "kernels/thread_pool.h"
 
@@ -9,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -32,6 +41,24 @@ int configured_threads() {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long an idle worker spins before it sleeps.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// The state word: generation in the high bits, then the closed flag, then the active worker count.
+constexpr uint64_t kActiveBits = 16;
+constexpr uint64_t kClosed = uint64_t{1} << kActiveBits;
+constexpr uint64_t kActiveMask = kClosed - 1;
+constexpr uint64_t kGenerationOne = kClosed << 1;
+inline uint64_t generation_of(uint64_t state) { return state >> (kActiveBits + 1); }
+
 class Pool {
  public:
   explicit Pool(int threads) : threads_(threads) {
@@ -41,32 +68,39 @@ class Pool {
 
   int threads() const { return threads_; }
 
-  void run(int64_t n, int64_t chunk, const std::function<void(int64_t, int64_t)>& fn) {
+  void run(int64_t n, int64_t chunk, ChunkFn fn) {
     if (in_region_) {  // nested (checked first: try_lock on a mutex this thread owns is undefined)
-      fn(0, n);
+      fn.call(fn.object, 0, n);
       return;
     }
     std::unique_lock<std::mutex> region(region_mutex_, std::try_to_lock);
     if (!region.owns_lock()) {  // another region runs: this one runs on its caller
-      fn(0, n);
+      fn.call(fn.object, 0, n);
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      fn_ = &fn;
-      n_ = n;
-      chunk_ = chunk;
-      cursor_.store(0, std::memory_order_relaxed);
-      pending_ = (n + chunk - 1) / chunk;
-      ++generation_;
+    // The previous job is closed with no worker active: nobody reads these fields now.
+    fn_ = fn;
+    n_ = n;
+    chunk_ = chunk;
+    cursor_.store(0, std::memory_order_relaxed);
+    uint64_t next = (state_.load(std::memory_order_relaxed) & ~(kClosed | kActiveMask)) + kGenerationOne;
+    state_.store(next, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      std::lock_guard<std::mutex> lock(sleep_mutex_);
+      wake_.notify_all();
     }
-    wake_.notify_all();
     in_region_ = true;
     drain();
     in_region_ = false;
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0 && active_ == 0; });
-    fn_ = nullptr;  // under the lock, with no worker inside: a late worker cannot join this job
+    // Close: wait until the workers that joined have finished their chunks.
+    uint64_t state = state_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((state & kActiveMask) == 0 &&
+          state_.compare_exchange_weak(state, state | kClosed, std::memory_order_acq_rel, std::memory_order_acquire))
+        break;
+      cpu_relax();
+      state = state_.load(std::memory_order_acquire);
+    }
   }
 
  private:
@@ -74,38 +108,61 @@ class Pool {
     for (;;) {
       int64_t begin = cursor_.fetch_add(chunk_, std::memory_order_relaxed);
       if (begin >= n_) return;
-      (*fn_)(begin, std::min(n_, begin + chunk_));
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_all();
+      fn_.call(fn_.object, begin, std::min(n_, begin + chunk_));
     }
+  }
+
+  // Joins the open job of a generation newer than `*seen`; false when there is none (marks a closed
+  // job as seen).
+  bool try_join(uint64_t* seen) {
+    uint64_t state = state_.load(std::memory_order_acquire);
+    while (generation_of(state) != *seen) {
+      if (state & kClosed) {
+        *seen = generation_of(state);
+        return false;
+      }
+      if (state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        *seen = generation_of(state);
+        return true;
+      }
+    }
+    return false;
   }
 
   void work() {
     in_region_ = true;  // a parallel_for inside a chunk runs inline
     uint64_t seen = 0;
     for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen && fn_ != nullptr; });
-        seen = generation_;
-        ++active_;
+      bool joined = try_join(&seen);
+      if (!joined) {
+        auto until = std::chrono::steady_clock::now() + kSpin;
+        for (int i = 1; !(joined = try_join(&seen)); ++i) {
+          cpu_relax();
+          if ((i & 255) == 0 && std::chrono::steady_clock::now() > until) break;
+        }
+      }
+      if (!joined) {
+        std::unique_lock<std::mutex> lock(sleep_mutex_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        wake_.wait(lock, [&] { return generation_of(state_.load(std::memory_order_seq_cst)) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        continue;
       }
       drain();
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--active_ == 0 && pending_ == 0) done_.notify_all();
+      state_.fetch_sub(1, std::memory_order_release);
     }
   }
 
   const int threads_;
   std::vector<std::thread> workers_;
   std::mutex region_mutex_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, chunk_ = 1, pending_ = 0;
-  int active_ = 0;  // workers inside drain() of the current job
+  ChunkFn fn_{nullptr, nullptr};
+  int64_t n_ = 0, chunk_ = 1;
   std::atomic<int64_t> cursor_{0};
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> state_{kClosed};  // generation 0, closed: workers wait for generation 1
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
   static thread_local bool in_region_;
 };
 
@@ -118,19 +175,20 @@ Pool& pool() {
 
 }  // namespace
 
-int num_threads() { return pool().threads(); }
-
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  grain = std::max<int64_t>(grain, 1);
-  Pool& p = pool();
-  if (n <= grain || p.threads() == 1) {
-    fn(0, n);
-    return;
-  }
-  // About 4 chunks per thread balance uneven chunks without much claiming overhead.
-  int64_t chunk = std::max(grain, (n + 4 * p.threads() - 1) / (4 * p.threads()));
-  p.run(n, chunk, fn);
+int num_threads() {
+  static const int threads = pool().threads();
+  return threads;
 }
+
+namespace detail {
+
+void run_parallel(int64_t n, int64_t grain, ChunkFn fn) {
+  // About 4 chunks per thread balance uneven chunks without much claiming overhead.
+  int threads = num_threads();
+  int64_t chunk = std::max(grain, (n + 4 * threads - 1) / (4 * threads));
+  pool().run(n, chunk, fn);
+}
+
+}  // namespace detail
 
 }  // namespace ascendsim::kernels

@@ -1,7 +1,9 @@
 // Checks of the intra-op thread pool (csrc/kernels/thread_pool.cpp): every index covered exactly once,
-// chunks respect the grain, nested regions run inline, several threads starting regions at once.
+// chunks respect the grain, nested regions run inline, several threads starting regions at once, regions
+// that wake sleeping workers.
 // Prints "OK" on success.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -44,6 +46,11 @@ int main() {
     });
   for (auto& th : threads) th.join();
   if (!ok) return 3;
+  // Regions after the workers went to sleep (past their spin) wake them and still cover everything.
+  for (int r = 0; r < 5; ++r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!cover(10000, 16)) return 4;
+  }
   std::printf("OK\n");
   return 0;
 }

@@ -1,0 +1,208 @@
+"""The kernels' fast paths at sizes that reach them, with 1 and 2 pool threads (ASCENDSIM_NUM_THREADS), against
+numpy and onnxruntime:
+- elementwise direct slots (float32/int64 inputs read in place, the last step writing into the output) and
+  their fallbacks (broadcast, float16, other integer widths), tiny (inline) to multi-block (pooled), in place;
+- sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
+- the depthwise path (polyphase planes, flat blocks, kernel widths 1 to 5, strides, dilations, asymmetric pads)
+  with bias and a fused activation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from kernel_harness import build_driver, run_kernel
+from onnx import TensorProto, helper
+from test_kernels_cube import ort_conv
+
+RNG = np.random.default_rng(23)
+THREADS = ["1", "2"]
+
+
+@pytest.fixture(scope="module")
+def driver() -> Path:
+    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
+
+
+@pytest.fixture(params=THREADS)
+def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ASCENDSIM_NUM_THREADS", request.param)
+    return str(request.param)
+
+
+def normal(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("shape", [(1, 16), (1,), (17,), (3, 511), (2, 513), (64, 1031)])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_add_direct(driver: Path, tmp_path: Path, threads: str, shape: tuple[int, ...], inplace: bool) -> None:
+    a, b = normal(shape), normal(shape)
+    got = run_kernel(driver, tmp_path, "Add", [a, b], [(np.float32, shape)], inplace=(0, 0) if inplace else None)[0]
+    np.testing.assert_array_equal(got, a + b)
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 16), ()), ((5, 1), (1, 700)), ((3, 600), (600,))])
+def test_broadcast_mixed(driver: Path, tmp_path: Path, threads: str, a_shape: tuple, b_shape: tuple) -> None:
+    """A broadcast (stride 0) operand goes through scratch while the other is read in place."""
+    a, b = normal(a_shape), normal(b_shape)
+    want = a * b
+    got = run_kernel(driver, tmp_path, "Mul", [a, b], [(np.float32, want.shape)])[0]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.int64])
+def test_sub_storage_kinds(driver: Path, tmp_path: Path, threads: str, dtype: type) -> None:
+    """float16 (converted slots and store), int32 (converted), int64 (direct)."""
+    a = (RNG.standard_normal((7, 300)) * 100).astype(dtype)
+    b = (RNG.standard_normal((7, 300)) * 100).astype(dtype)
+    got = run_kernel(driver, tmp_path, "Sub", [a, b], [(dtype, a.shape)])[0]
+    np.testing.assert_array_equal(got, a - b)
+
+
+@pytest.mark.parametrize("n", [5, 1500])
+def test_fused_inplace_multistep(driver: Path, tmp_path: Path, threads: str, n: int) -> None:
+    """Intermediate steps in scratch, the last one straight into the output, which aliases input 0."""
+    x, y = normal((2, n)), normal((n,))
+    program = [{"op": "Mul", "inputs": [0, 1], "attrs": {}}, {"op": "Relu", "inputs": [2], "attrs": {}},
+               {"op": "Sub", "inputs": [3, 0], "attrs": {}}]
+    got = run_kernel(driver, tmp_path, "FusedElementwise", [x, y], [(np.float32, x.shape)], domain="ascendsim",
+                     attrs={"program": program}, inplace=(0, 0))[0]
+    np.testing.assert_allclose(got, np.maximum(x * y, 0) - x, rtol=1e-6, atol=1e-7)
+
+
+def test_cast_to_int64_direct(driver: Path, tmp_path: Path, threads: str) -> None:
+    x = (RNG.standard_normal((3, 700)) * 50).astype(np.float32)
+    got = run_kernel(driver, tmp_path, "Cast", [x], [(np.int64, x.shape)], attrs={"to": 9})[0]  # aclDataType INT64
+    np.testing.assert_array_equal(got, x.astype(np.int64))
+
+
+def test_inplace_over_wider_broadcast_input(driver: Path, tmp_path: Path, threads: str) -> None:
+    """A float32 [2] output over an int64 [1] exponent of the same byte size: the exponent is loaded first."""
+    base = np.array([3.0, -2.0], np.float32)
+    exponent = np.array([3], np.int64)
+    got = run_kernel(driver, tmp_path, "Pow", [base, exponent], [(np.float32, (2,))], inplace=(0, 1))[0]
+    np.testing.assert_array_equal(got, base ** 3)
+
+
+@pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
+                                      ((3, 65, 40), (3, 40, 33))])
+def test_matmul_split(driver: Path, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
+    """Row blocks (M > N), column blocks (N >= M), a folded batch, and per-batch GEMMs."""
+    x, y = normal(a), normal(b)
+    want = x @ y
+    got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33)])
+def test_gemm_split_transposed(driver: Path, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
+    """case: transA, transB, M, N, K."""
+    ta, tb, m, n, k = case
+    a = normal((k, m) if ta else (m, k))
+    b = normal((n, k) if tb else (k, n))
+    c = normal((1, n))
+    want = 0.5 * (a.T if ta else a) @ (b.T if tb else b) + 1.5 * c
+    got = run_kernel(driver, tmp_path, "Gemm", [a, b, c], [(np.float32, (m, n))],
+                     attrs={"transA": ta, "transB": tb, "alpha": 0.5, "beta": 1.5})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+DEPTHWISE = [
+    {"x": (1, 6, 40, 40), "k": (3, 3), "pads": [1, 1, 1, 1]},                         # flat range > one block
+    {"x": (2, 5, 23, 19), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # odd sizes, stride 2
+    {"x": (1, 4, 17, 17), "k": (5, 5), "pads": [2, 1, 2, 3], "strides": [3, 3]},       # stride 3, 5 taps
+    {"x": (1, 3, 21, 20), "k": (3, 3), "pads": [2, 2, 2, 2], "strides": [2, 1], "dilations": [2, 2]},
+    {"x": (1, 4, 9, 11), "k": (1, 1), "strides": [2, 2]},                              # one tap
+    {"x": (1, 4, 12, 10), "k": (2, 4), "pads": [0, 1, 1, 2], "dilations": [1, 3]},     # 2 and 4 taps per row
+    {"x": (1, 3, 7, 7), "k": (7, 7), "pads": [3, 3, 3, 3]},                            # kernel as large as the image
+]
+
+
+@pytest.mark.parametrize("case", range(len(DEPTHWISE)))
+def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    spec = dict(DEPTHWISE[case])
+    x = normal(spec.pop("x"))
+    channels = x.shape[1]
+    w = normal((channels, 1, *spec.pop("k")))
+    b = normal((channels,))
+    spec["group"] = channels
+    want = np.clip(ort_conv(x, w, b, **spec), 0.0, 6.0)
+    attrs = {**spec, "activation": "Clip", "activation_alpha": 0.0, "activation_beta": 6.0}
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def erf64(x: np.ndarray) -> np.ndarray:
+    import math
+
+    return np.vectorize(math.erf)(x)
+
+
+VMATH = {  # vmath.h's exp/erf/tanh, alone and inside other ops, against float64
+    "Exp": np.exp, "Erf": erf64, "Tanh": np.tanh, "Sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "Gelu": lambda x: 0.5 * x * (1 + erf64(x / np.sqrt(2))), "Elu": lambda x: np.where(x >= 0, x, np.expm1(x)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(VMATH))
+def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
+    """Every range split (tiny, near the switch points, large), overflow/underflow, +-inf and NaN."""
+    special = np.array([0.0, -0.0, 1e-30, -1e-20, 0.4999, 0.5, 0.6249, 0.625, 88.7, 88.8, -86.4, -86.6, -104.0, 200.0,
+                        -200.0, np.inf, -np.inf, np.nan], np.float32)
+    x = np.concatenate([special, np.linspace(-12, 12, 4001, dtype=np.float32), RNG.standard_normal(999).astype(np.float32)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = VMATH[op](x.astype(np.float64))
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"alpha": 1.0} if op == "Elu" else None)[0]
+    # atol: float32 Gelu/Elu lose everything below 1e-7 absolute to 1 + erf / exp - 1 (as glibc's and ORT's do).
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(got, want.astype(np.float32), rtol=2e-6, atol=1e-6, equal_nan=True)
+    tiny = np.abs(x) < 1e-6  # relative accuracy kept near 0 where the op is ~linear
+    if op in ("Erf", "Tanh"):
+        np.testing.assert_allclose(got[tiny], want[tiny], rtol=1e-6, atol=0)
+
+
+BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16)
+    {"x": (1, 64, 40, 40), "w": (8, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 8 blocks of 224
+    {"x": (1, 64, 15, 20), "w": (5, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 2 blocks: split GEMMs
+    {"x": (2, 32, 33, 31), "w": (6, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
+    {"x": (1, 64, 50, 50), "w": (7, 64, 1, 1)},                                              # 1x1 in place, 2 blocks
+    {"x": (1, 2048, 14, 14), "w": (9, 2048, 1, 1)},                                          # 1x1, 4 blocks of 64
+    {"x": (1, 128, 29, 29), "w": (6, 128, 1, 1), "strides": [2, 2]},                         # strided 1x1 (im2col)
+    {"x": (1, 64, 30, 31), "w": (8, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups, 3 blocks each
+]
+
+
+@pytest.mark.parametrize("case", range(len(BLOCKED_CONVS)))
+def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    spec = dict(BLOCKED_CONVS[case])
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.1
+    b = normal((w.shape[0],))
+    want = np.maximum(ort_conv(x, w, b, **spec), 0.0)
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
+                     attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+MAXPOOLS = [
+    {"x": (1, 8, 112, 112), "kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},  # ResNet's stem
+    {"x": (2, 3, 17, 19), "kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+    {"x": (1, 4, 20, 23), "kernel_shape": [3, 4], "strides": [3, 3], "pads": [1, 2, 0, 1], "dilations": [2, 1]},
+    {"x": (1, 2, 9, 9), "kernel_shape": [5, 5], "strides": [1, 1], "pads": [2, 2, 2, 2]},
+]
+
+
+@pytest.mark.parametrize("case", range(len(MAXPOOLS)))
+def test_maxpool_rows(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    attrs = dict(MAXPOOLS[case])
+    x = normal(attrs.pop("x"))
+    node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = run_kernel(driver, tmp_path, "MaxPool", [x], [(np.float32, want.shape)], attrs=attrs)[0]
+    np.testing.assert_array_equal(got, want)
