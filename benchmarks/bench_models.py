@@ -21,8 +21,8 @@ The overhead and chain rows run with one thread on both sides (ASCENDSIM_NUM_THR
 
 Figures are the median of 7 repeats after a warm-up, [min-max] in brackets; within each repeat ours and ORT take
 turns, so both see the same machine, and on the model rows each turn starts after a 0.25 s pause, so that the
-other side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM; ORT's spin waiting for work) have gone to
-sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread count runs in its own worker process. The
+other side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM; ORT's spin waiting for work)
+have gone to sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread count runs in its own worker process. The
 header names the BLAS (the OpenBLAS core that scipy_openblas32's library picked in the measuring processes), ORT's
 version and provider, the CPUs, the load average and the environment. OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, if
 set, are removed from the environment of the measuring processes only (OpenBLAS reads them when it loads; this
