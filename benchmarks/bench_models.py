@@ -20,14 +20,14 @@ Rows (NAME for --only in brackets), each beside onnxruntime on the same ONNX mod
 The overhead and chain rows run with one thread on both sides (ASCENDSIM_NUM_THREADS=1, intra_op 1).
 
 Figures are the median of 7 repeats after a warm-up, [min-max] in brackets; within each repeat ours and ORT take
-turns, so both see the same machine, and on the model rows each turn starts after a 0.25 s pause, so that the
-other side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM; ORT's spin waiting for work)
-have gone to sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread count runs in its own worker process. The
+turns, so both see the same machine, and on the model rows each turn starts after a 0.25 s pause, so that the other
+side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM; ORT's spin waiting for work) have gone to
+sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread count runs in its own worker process. The
 header names the BLAS (the OpenBLAS core that scipy_openblas32's library picked in the measuring processes), ORT's
-version and provider, the CPUs, the load average and the environment. OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, if
-set, are removed from the environment of the measuring processes only (OpenBLAS reads them when it loads; this
-machine sets them, and they halve its speed); the header says so. --quick: small models, 3 repeats, few
-iterations, no pause (for the tests; the values then mean little).
+version and provider, the CPUs, the load average and the environment. OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, if set,
+are removed from the environment of the measuring processes only (OpenBLAS reads them when it loads; this machine
+sets them, and they halve its speed); the header says so. --quick: small models, 3 repeats, few iterations, no pause
+(for the tests; the values then mean little).
 
 To measure fairly: an otherwise idle machine (the header's load average near 0: with 2 CPUs, one busy process
 elsewhere halves the 2-thread figures), no other OpenBLAS/ORT thread settings (OPENBLAS_NUM_THREADS,
@@ -64,7 +64,8 @@ from ascendsim.compiler.om_reader import read_om
 from ascendsim.models import bert_base_encoder, mobilenet_v2, resnet50
 
 HERE = Path(__file__).resolve().parent
-BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")  # removed for the measuring processes
+THREADING_PREFIXES = ("OPENBLAS_", "GOTO_", "OMP_", "ASCENDSIM_")  # the variables the header reports
 SOC = "Ascend910B1"
 THREADS = (1, 2)
 CHAIN = 1000
@@ -293,7 +294,8 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     figures, providers = micro_worker(directory, groups, effort) if kind == "micro" else \
         model_worker(directory, groups, threads, effort)
     environment = {"openblas": openblas_info(), "ort_version": ort.__version__, "ort_providers": providers,
-                   "ASCENDSIM_NUM_THREADS": threads, **{k: os.environ.get(k) for k in BLAS_VARIABLES}}
+                   "ASCENDSIM_NUM_THREADS": threads,
+                   "variables": {k: v for k, v in sorted(os.environ.items()) if k.startswith(THREADING_PREFIXES)}}
     return {"figures": figures, "environment": environment}
 
 
@@ -364,30 +366,27 @@ def header(workers: dict[str, dict[str, Any]], machine_blas: dict[str, str] | No
            load: Sequence[tuple[float, float, float]], quick: bool) -> list[str]:
     """Which BLAS kernel and ORT ran, on what, with which environment (as each measuring worker saw it)."""
     seen = list(workers.values())
-    cores = sorted({f"core {w['openblas']['corename']}: {w['openblas']['config']}" for w in seen})
+    cores = sorted({f"core {w['openblas']['corename']} ({w['openblas']['config']})" for w in seen})
     ort_runs = sorted({f"onnxruntime {w['ort_version']} ({', '.join(w['ort_providers'])})" for w in seen})
-    blas_seen = sorted({", ".join(f"{k}={w[k] if w[k] is not None else '(unset)'}" for k in BLAS_VARIABLES)
-                        for w in seen})
-    removed = {k: os.environ[k] for k in BLAS_VARIABLES if k in os.environ}
+    others = sorted({", ".join(f"{k}={v}" for k, v in w["variables"].items() if k != "ASCENDSIM_NUM_THREADS")
+                     or "none" for w in seen})
+    removed = [f"{k}={os.environ[k]}" for k in BLAS_VARIABLES if k in os.environ]
+    loads = " and at end ".join(", ".join(f"{x:.2f}" for x in triple) for triple in load)
     lines = [
         f"ascendsim model execution vs {'; '.join(ort_runs)}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
         + (" [--quick: small models, values mean little]" if quick else ""),
-        (f"machine: {sys.platform}, {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable by this "
-         f"process), python {sys.version.split()[0]}; load average (1, 5, 15 min) at start "
-         + " and at end ".join(", ".join(f"{x:.2f}" for x in triple) for triple in load)
-         + " (an idle machine shows about 0)"),
-        f"BLAS: {openblas_library()} (scipy_openblas32, linked by libascendcl.so), {'; '.join(cores)}",
-        f"measuring processes saw: {'; '.join(blas_seen)}; "
-        + ", ".join(f"{name}: ASCENDSIM_NUM_THREADS={w['ASCENDSIM_NUM_THREADS']}" for name, w in workers.items()),
+        (f"machine: {sys.platform}, {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), python "
+         f"{sys.version.split()[0]}; load average (1, 5, 15 min) at start {loads} (idle: about 0)"),
+        f"BLAS: {openblas_library()} (scipy_openblas32, linked by libascendcl.so): {'; '.join(cores)}",
+        "measuring processes: " + ", ".join(f"{name} ASCENDSIM_NUM_THREADS={w['ASCENDSIM_NUM_THREADS']}"
+                                            for name, w in workers.items())
+        + f"; their other {'*/'.join(THREADING_PREFIXES)}* variables: {'; '.join(others)}",
+        (f"this shell sets {', '.join(removed)} (OpenBLAS core under it: "
+         f"{machine_blas['corename'] if machine_blas else '?'}): removed from the measuring processes' environment "
+         "(only there)") if removed else f"this shell sets neither {' nor '.join(BLAS_VARIABLES)}",
+        ("ORT sessions: overhead/chain intra_op 1 and ORT_DISABLE_ALL; models intra_op_num_threads = "
+         "ASCENDSIM_NUM_THREADS, inter_op 1, ORT_SEQUENTIAL, default graph optimisations; ours force_fp32"),
     ]
-    if removed:
-        lines.append(f"this shell sets {', '.join(f'{k}={v}' for k, v in removed.items())} (OpenBLAS core under it: "
-                     f"{machine_blas['corename'] if machine_blas else '?'}): the benchmark removed them from its "
-                     "measuring processes (and only there)")
-    else:
-        lines.append(f"this shell sets neither {' nor '.join(BLAS_VARIABLES)}")
-    lines.append("ORT sessions: overhead/chain intra_op 1 and ORT_DISABLE_ALL; models intra_op_num_threads = "
-                 "ASCENDSIM_NUM_THREADS, inter_op 1, ORT_SEQUENTIAL, default graph optimisations; ours force_fp32")
     if facts:
         lines.append("nodes ONNX -> .om: " + ", ".join(f"{k} {v['onnx_nodes']} -> {v['om_nodes']}"
                                                        for k, v in facts.items()))
