@@ -311,7 +311,7 @@ def run_worker(kind: str, threads: int, directory: Path, groups: Sequence[str], 
     return json.loads(done.stdout)
 
 
-def per_node(chain: dict[str, float], one: dict[str, float]) -> dict[str, float]:
+def per_node(chain: Figure, one: Figure) -> Figure:
     """(chain - one) / (CHAIN - 1), min-max from the extremes of both."""
     return {"ns": (chain["ns"] - one["ns"]) / (CHAIN - 1), "min": (chain["min"] - one["max"]) / (CHAIN - 1),
             "max": (chain["max"] - one["min"]) / (CHAIN - 1)}
@@ -321,7 +321,7 @@ def comparisons(figures: dict[str, Any], groups: Sequence[str]) -> list[dict[str
     """Every row: what, ours, the peer and the goal (a time ratio limit or an absolute ns limit)."""
     rows: list[dict[str, Any]] = []
 
-    def add(group: str, label: str, ours: dict[str, float], peer_label: str, peer: dict[str, float], *,
+    def add(group: str, label: str, ours: Figure, peer_label: str, peer: Figure, *,
             threads: int = 1, goal_ns: float | None = None, goal_ratio: float | None = None) -> None:
         rows.append({"group": group, "threads": threads, "benchmark": label, "ours": ours, "peer_name": peer_label,
                      "peer": peer, "ratio": ours["ns"] / peer["ns"], "goal_ns": goal_ns, "goal_ratio": goal_ratio})
