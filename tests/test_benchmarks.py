@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 MODELS = ("resnet50", "mobilenet_v2", "bert_base")
@@ -63,3 +67,26 @@ def test_bench_models_rejects_unknown_names() -> None:
     done = run("bench_models.py", "--only", "overhead,nope")
     assert done.returncode == 2
     assert "unknown --only nope" in done.stderr and "resnet50" in done.stderr
+
+
+def import_bench_models(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    return importlib.import_module("bench_models")
+
+
+def test_bench_models_refuses_a_fused_chain(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bench_models = import_bench_models(monkeypatch)
+    real = bench_models.ascendsim.compile
+
+    def compile_with_every_pass(*args: Any, disabled_passes: Any = (), **options: Any) -> Any:
+        return real(*args, **options)
+
+    monkeypatch.setattr(bench_models, "ascendsim", SimpleNamespace(compile=compile_with_every_pass))
+    with pytest.raises(SystemExit, match="the Add chain compiled to 1 nodes, not 1000"):
+        bench_models.compile_models(["chain"], tmp_path, quick=True)
+
+
+def test_bench_models_reports_a_failed_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bench_models = import_bench_models(monkeypatch)
+    with pytest.raises(SystemExit, match=r"the micro worker with 1 thread\(s\) failed:(.|\n)*missing"):
+        bench_models.run_worker("micro", 1, tmp_path / "missing", ["overhead"], quick=True)
