@@ -25,13 +25,14 @@ side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM; ORT's
 sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread count runs in its own worker process. The
 header names the BLAS (the OpenBLAS core that scipy_openblas32's library picked in the measuring processes), ORT's
 version and provider, the CPUs, the load average and the environment. OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, if set,
-are removed from the environment of the measuring processes only (OpenBLAS reads them when it loads; this machine
-sets them, and they halve its speed); the header says so. --quick: small models, 3 repeats, few iterations, no pause
-(for the tests; the values then mean little).
+are removed from the environment of the measuring processes only (OpenBLAS reads them when it loads; the project's
+machines have had them set, halving its speed); the header says so. --quick: small models, 3 repeats, few
+iterations, no pause (for the tests; the values then mean little).
 
 To measure fairly: an otherwise idle machine (the header's load average near 0: with 2 CPUs, one busy process
-elsewhere halves the 2-thread figures), no other OpenBLAS/ORT thread settings (OPENBLAS_NUM_THREADS,
-OMP_NUM_THREADS) in the environment, and ratios taken from one run, not across runs.
+elsewhere halves the 2-thread figures), no other OpenBLAS/ORT thread settings in the environment
+(OPENBLAS_NUM_THREADS, OPENBLAS_THREAD_TIMEOUT, OMP_NUM_THREADS...: the header lists any it saw), and ratios taken
+from one run, not across runs.
 """
 
 from __future__ import annotations
