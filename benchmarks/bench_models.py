@@ -325,7 +325,8 @@ def comparisons(figures: dict[str, Any], groups: Sequence[str]) -> list[dict[str
     def add(group: str, label: str, ours: Figure, peer_label: str, peer: Figure, *,
             threads: int = 1, goal_ns: float | None = None, goal_ratio: float | None = None) -> None:
         rows.append({"group": group, "threads": threads, "benchmark": label, "ours": ours, "peer_name": peer_label,
-                     "peer": peer, "ratio": ours["ns"] / peer["ns"], "goal_ns": goal_ns, "goal_ratio": goal_ratio})
+                     "peer": peer, "ratio": ours["ns"] / peer["ns"], "ratio_of_mins": ours["min"] / peer["min"],
+                     "goal_ns": goal_ns, "goal_ratio": goal_ratio})
 
     if "overhead" in groups:
         for face in ("py", "c"):

@@ -40,7 +40,8 @@ def test_bench_models_quick_prints_every_row_with_numbers() -> None:
     assert sum(r["group"] == "chain" for r in rows) == 4  # chain execute and per node, from C and Python
     for row in rows:
         assert row["benchmark"] and row["peer_name"], row
-        assert is_figure(row["ours"]) and is_figure(row["peer"]) and math.isfinite(row["ratio"]), row
+        assert is_figure(row["ours"]) and is_figure(row["peer"]), row
+        assert math.isfinite(row["ratio"]) and math.isfinite(row["ratio_of_mins"]), row
     workers = report["workers"]
     assert sorted(w["ASCENDSIM_NUM_THREADS"] for w in workers.values()) == [1, 1, 2]
     for worker in workers.values():
