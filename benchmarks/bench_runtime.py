@@ -14,17 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
-import timeit
 from pathlib import Path
 
+import bench_common
 import numpy as np
+from bench_common import Figure, Row, fmt_time, format_table, time_ratio
 
 import ascendcl
-import ascendsim
 from ascendcl import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_HOST_TO_DEVICE,
@@ -37,31 +34,14 @@ from ascendcl import (
 
 HERE = Path(__file__).resolve().parent
 SIZES = {"4KiB": 4096, "1MiB": 1 << 20, "64MiB": 64 << 20}
-REPEATS = 7
 
 
-def measure(statement: str, iterations: int, **names: object) -> dict[str, float]:
-    """Median/min/max ns per execution of `statement` (timed inline in a loop, as timeit does, so no
-    extra Python call is counted) over REPEATS loops, after a warm-up."""
-    timer = timeit.Timer(statement, globals={**vars(ascendcl), **names})  # the C names, as a user writes them
-    timer.timeit(iterations // 10 + 1)
-    samples = [timer.timeit(iterations) * 1e9 / iterations for _ in range(REPEATS)]
-    return {"ns": statistics.median(samples), "min": min(samples), "max": max(samples)}
+def measure(statement: str, iterations: int, **names: object) -> Figure:
+    # the C names in scope, as a user writes them
+    return bench_common.measure({"": statement}, iterations, {**vars(ascendcl), **names})[""]
 
 
-def c_results() -> dict[str, dict[str, float]]:
-    with tempfile.TemporaryDirectory() as work:
-        program = Path(work) / "runtime_bench"
-        subprocess.run(["gcc", "-O2", "-std=c11", str(HERE / "runtime_bench.c"), "-o", str(program),
-                        f"-I{ascendsim.get_include()}", f"-L{ascendsim.get_library_dir()}", "-lascendcl",
-                        "-lpthread"], check=True)
-        env = {**os.environ, "LD_LIBRARY_PATH": ascendsim.get_library_dir()}
-        output = subprocess.run([str(program)], capture_output=True, text=True, check=True, env=env).stdout
-    rows = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
-    return {row.pop("name"): row for row in rows}
-
-
-def python_results() -> dict[str, dict[str, float]]:
+def python_results() -> dict[str, Figure]:
     aclInit("")
     aclrtSetDevice(0)
     results = {}
@@ -86,22 +66,19 @@ def python_results() -> dict[str, dict[str, float]]:
     return results
 
 
-def table(results: dict[str, dict[str, float]]) -> list[tuple[str, str, str, str]]:
-    def fmt_ns(row: dict[str, float]) -> str:
-        return f"{row['ns']:.0f} ns [{row['min']:.0f}-{row['max']:.0f}]"
-
-    def fmt_bw(row: dict[str, float], size: int) -> str:
+def table(results: dict[str, Figure]) -> list[Row]:
+    def fmt_bw(row: Figure, size: int) -> str:
         return f"{size / row['ns']:.2f} GB/s [{size / row['max']:.2f}-{size / row['min']:.2f}]"
 
     rows = []
     ours, peer = results["py.cheap_call"], results["py.builtin_len"]
-    rows.append(("cheap C-API call aclDataTypeSize (py)", fmt_ns(ours), "builtin len() " + fmt_ns(peer),
-                 f"{ours['ns'] / peer['ns']:.2f}x time"))
+    rows.append(("cheap C-API call aclDataTypeSize (py)", fmt_time(ours, peer), "builtin len() " + fmt_time(peer, ours),
+                 time_ratio(ours, peer)))
     peer = results["c.glibc_malloc_free"]
     for face in ("c", "py"):
         ours = results[f"{face}.aclrtMalloc_aclrtFree"]
-        rows.append((f"cached malloc+free 4KiB ({face})", fmt_ns(ours), "glibc malloc+free " + fmt_ns(peer),
-                     f"{ours['ns'] / peer['ns']:.2f}x time"))
+        rows.append((f"cached malloc+free 4KiB ({face})", fmt_time(ours, peer),
+                     "glibc malloc+free " + fmt_time(peer, ours), time_ratio(ours, peer)))
     for name, size in SIZES.items():
         peer = results[f"c.memcpy.{name}"]
         for face in ("c", "py"):
@@ -113,8 +90,8 @@ def table(results: dict[str, dict[str, float]]) -> list[tuple[str, str, str, str
     for key, label in (("c.launch_synchronize", "empty task launch+synchronize (c)"),
                        ("c.event_record_synchronize", "event record+synchronize (c)")):
         ours = results[key]
-        rows.append((label, fmt_ns(ours), "spinning thread handoff " + fmt_ns(peer),
-                     f"{ours['ns'] / peer['ns']:.2f}x time"))
+        rows.append((label, fmt_time(ours, peer), "spinning thread handoff " + fmt_time(peer, ours),
+                     time_ratio(ours, peer)))
     return rows
 
 
@@ -122,14 +99,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     args = parser.parse_args()
-    results = {**c_results(), **python_results()}
+    results = {**bench_common.run_c_benchmark(HERE / "runtime_bench.c"), **python_results()}
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    rows = [("benchmark", "ascendsim", "peer", "ratio"), *table(results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)))
+    print(format_table(table(results)))
     print(f"\n{sys.platform}, {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
     return 0
 

@@ -1,45 +1,14 @@
 /* Runtime microbenchmarks from C, each beside its physical peer, printed as JSON lines:
  *   {"name": ..., "ns": median nanoseconds per operation, "min": ..., "max": ...}
- * Built and run by bench_runtime.py, which adds the Python-side figures and prints the table. */
-#define _POSIX_C_SOURCE 199309L
+ * Built and run by bench_runtime.py, which adds the Python-side figures and prints the table; timing in
+ * bench_measure.h. */
+#include "bench_measure.h" /* first: it sets _POSIX_C_SOURCE */
+
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "acl/acl.h"
-
-#define REPEATS 7
-
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int compare(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-/* Runs `body` `iterations` times per repeat; reports the median, min and max ns per iteration. */
-#define MEASURE(label, iterations, body)                                              \
-  do {                                                                                \
-    double samples_[REPEATS];                                                         \
-    long it_;                                                                         \
-    int r_;                                                                           \
-    for (it_ = 0; it_ < (iterations) / 10 + 1; ++it_) { body; } /* warm-up */         \
-    for (r_ = 0; r_ < REPEATS; ++r_) {                                                \
-      double start_ = now_ns();                                                       \
-      for (it_ = 0; it_ < (iterations); ++it_) { body; }                              \
-      samples_[r_] = (now_ns() - start_) / (double)(iterations);                      \
-    }                                                                                 \
-    qsort(samples_, REPEATS, sizeof(double), compare);                                \
-    printf("{\"name\": \"%s\", \"ns\": %.2f, \"min\": %.2f, \"max\": %.2f}\n", label, \
-           samples_[REPEATS / 2], samples_[0], samples_[REPEATS - 1]);                \
-  } while (0)
 
 static void* volatile sink;
 
