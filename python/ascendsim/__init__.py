@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _core
+from .profiling import load_trace, profile_summary
 
-__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "load_trace", "memory_stats", "profile_summary",
+           "reset_peak_memory_stats", "toolkit_root"]
 
 
 def __getattr__(name: str) -> object:

@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     runtime = commands.add_parser("runtime-demo", help="copies, events and callbacks on the emulated device")
     runtime.add_argument("--device", type=int, default=0)
     runtime.add_argument("--megabytes", type=int, default=64)
+    summary = commands.add_parser("prof-summary", help="print the summary of the newest profiling session under a "
+                                                       "directory (see docs/profiling.md)")
+    summary.add_argument("directory", help="the profiler's output directory, or one PROF_* session in it")
     args = parser.parse_args(argv)
     if args.command == "env":
         return print_env()
@@ -58,6 +61,17 @@ def main(argv: list[str] | None = None) -> int:
         from .runtime_demo import run as run_runtime
 
         return 0 if run_runtime(args.device, args.megabytes) else 1
+    if args.command == "prof-summary":
+        from .profiling import latest_session, profile_summary
+
+        try:
+            session = latest_session(args.directory)
+        except FileNotFoundError as error:
+            print(f"ascendsim prof-summary: {error}", file=sys.stderr)
+            return 1
+        print(f"{session / 'trace.json'}: open it in https://ui.perfetto.dev or chrome://tracing\n")
+        print(profile_summary(session), end="")
+        return 0
     return 2
 
 
