@@ -17,7 +17,7 @@ import pytest
 
 import acl
 import ascendsim
-from acl_helpers import TESTS, run_python
+from acl_helpers import TESTS, Compiler, run_python
 from ascendcl import (
     ACL_AICORE_NONE,
     ACL_ERROR_INVALID_PARAM,
@@ -116,7 +116,7 @@ def test_trace_of_the_known_program(switch: str, model_path: Path, tmp_path: Pat
     trace = Trace(json.loads((sessions[0] / "trace.json").read_text()))  # valid JSON
 
     # Processes and tracks: the host with its API calls, device 0 with both streams, the model's streams.
-    assert trace.processes[0] == "Host" and trace.processes[1] == "Device 0"
+    assert sorted(trace.processes.values()) == ["Device 0", "Host"]
     names = set(trace.tracks.values())
     assert any(name.startswith("host thread ") for name in names)
     stream_tracks = sorted(name for name in names if name.startswith("stream "))
@@ -299,3 +299,14 @@ def test_cann_environment_switch(model_path: Path, tmp_path: Path) -> None:
     bad = run_python("from ascendcl import aclInit; print(aclInit(''))",
                      env={"ASCENDSIM_PROFILE": "", "PROFILING_MODE": "true", "PROFILING_OPTIONS": "{"})
     assert int(bad.stdout) == ACL_ERROR_INVALID_PROFILING_CONFIG
+
+
+def test_c_program(compiler: Compiler, tmp_path: Path) -> None:
+    program = compiler.build(TESTS / "c" / "prof_flow.c")
+    output = tmp_path / "c_prof"
+    result = compiler.run(program, str(output), env={"ASCENDSIM_PROFILE": ""})
+    assert result.returncode == 0 and result.stdout.startswith("ok"), result.stdout + result.stderr
+    trace = Trace(ascendsim.load_trace(output))
+    [copy] = trace.named("MemcpyAsync HostToDevice")
+    assert copy["args"]["bytes"] == 1 << 16 and len(trace.named("EventRecord")) == 1
+    assert "aclrtSynchronizeEvent" in {e["name"] for e in trace.all_spans if e["cat"] == "api"}

@@ -1,8 +1,8 @@
 // The timeline profiler: what the runtime records while profiling is on, and the switches that turn it on.
 //
-// Recording: every producer appends a Record (a span, a counter sample or an instant) to one process-wide
+// Recording: every producer appends a Record (a span or a counter sample) to one process-wide
 // buffer under a mutex; the buffer is written out as a Chrome trace plus a text summary when profiling ends
-// (profiler_writer.cpp). Records name their track by index: tracks are (process, name) pairs registered on
+// (profiler_writer.cpp). Records name their track by index: tracks are (device, name) pairs registered on
 // first use (a device stream, a model stream, a host thread), so a trace has one track per stream and per
 // host thread without the producers knowing about each other.
 //
@@ -48,7 +48,7 @@ struct TaskLabel {
   Arg arg0, arg1;
 };
 
-// Tracks. A device's tracks live in process `device + 1` of the trace, the host's in process 0.
+// Tracks. A device's tracks live in the trace's process "Device d", the host's in process "Host".
 uint32_t stream_track(int device, uint32_t stream_id, bool is_default);
 uint32_t named_track(int device, const std::string& name);
 // The track of the stream task running on this thread (0: none), set by the stream worker around a task.

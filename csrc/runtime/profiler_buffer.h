@@ -11,7 +11,7 @@
 
 namespace ascendsim::prof {
 
-constexpr int kHostProcess = -1;  // the "device" of host tracks: trace process 0
+constexpr int kHostProcess = -1;  // the "device" of host tracks
 
 struct Record {
   char phase;  // 'X': a span from start to end; 'C': a counter sample at start

@@ -1,6 +1,6 @@
 // Writing a profiling session: the records become
-//   <output>/PROF_<pid>_<n>/trace.json   a Chrome trace-event file (Perfetto, chrome://tracing): process 0 is
-//                                         the host (one track per thread: API calls), process d+1 is device d
+//   <output>/PROF_<pid>_<n>/trace.json   a Chrome trace-event file (Perfetto, chrome://tracing): process 1 is
+//                                         the host (one track per thread: API calls), process d+2 is device d
 //                                         (one track per stream with its tasks, model streams with their
 //                                         nodes, and the "device memory" counter);
 //   <output>/PROF_<pid>_<n>/summary.txt  msprof-style tables: time per op type (msprof's op_statistic
@@ -42,6 +42,9 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+// Trace process ids: the host is 1, device d is d + 2 (pid 0 means the idle task to some viewers).
+int pid_of(int device) { return device == kHostProcess ? 1 : device + 2; }
+
 std::string micros(uint64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
@@ -61,17 +64,17 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
   for (int device : processes) {
     const std::string name = device == kHostProcess ? "Host" : "Device " + std::to_string(device);
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": %s}}", sep,
-                 device + 1, json_string(name).c_str());
+                 pid_of(device), json_string(name).c_str());
     sep = ",\n";
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_sort_index\", \"args\": {\"sort_index\": %d}}",
-                 sep, device + 1, device + 1);
+                 sep, pid_of(device), pid_of(device));
   }
   for (uint32_t t : used) {
     const Track& track = tracks[t - 1];
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"tid\": %u, \"name\": \"thread_name\", \"args\": {\"name\": %s}}",
-                 sep, track.device + 1, t, json_string(track.name).c_str());
+                 sep, pid_of(track.device), t, json_string(track.name).c_str());
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"tid\": %u, \"name\": \"thread_sort_index\", \"args\": "
-                 "{\"sort_index\": %" PRIu64 "}}", sep, track.device + 1, t, track.sort);
+                 "{\"sort_index\": %" PRIu64 "}}", sep, pid_of(track.device), t, track.sort);
   }
   for (const Record& r : records) {
     std::string args;
@@ -79,7 +82,7 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
       if (a.key != nullptr) args += (args.empty() ? "" : ", ") + json_string(a.key) + ": " + std::to_string(a.value);
     if (r.text_key != nullptr)
       args += (args.empty() ? "" : ", ") + json_string(r.text_key) + ": " + json_string(r.text);
-    const int pid = tracks[r.track - 1].device + 1;
+    const int pid = pid_of(tracks[r.track - 1].device);
     if (r.phase == 'C') {
       std::fprintf(f, "%s{\"ph\": \"C\", \"pid\": %d, \"ts\": %s, \"name\": %s, \"args\": {%s}}", sep, pid,
                    micros(r.start).c_str(), json_string(r.name).c_str(), args.c_str());
