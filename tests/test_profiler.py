@@ -310,3 +310,48 @@ def test_c_program(compiler: Compiler, tmp_path: Path) -> None:
     [copy] = trace.named("MemcpyAsync HostToDevice")
     assert copy["args"]["bytes"] == 1 << 16 and len(trace.named("EventRecord")) == 1
     assert "aclrtSynchronizeEvent" in {e["name"] for e in trace.all_spans if e["cat"] == "api"}
+
+
+def test_switching_on_and_off_while_threads_work(tmp_path: Path) -> None:
+    # Streams and host threads keep working while collections start, stop and finish: no crash, no lost
+    # session, every trace valid (the buffer and the tracks are shared by all of them).
+    output = tmp_path / "race"
+    code = f"""
+        import threading
+        from ascendcl import *
+        assert aclInit("") == 0 and aclrtSetDevice(0) == 0
+        context, _ = aclrtGetCurrentContext()
+        stop = threading.Event()
+
+        def work():
+            assert aclrtSetCurrentContext(context) == 0
+            stream, _ = aclrtCreateStream()
+            host, _ = aclrtMallocHost(4096)
+            while not stop.is_set():
+                device, _ = aclrtMalloc(4096, 0)
+                assert aclrtMemcpyAsync(device, 4096, host, 4096, ACL_MEMCPY_HOST_TO_DEVICE, stream) == 0
+                assert aclrtSynchronizeStream(stream) == 0 and aclrtFree(device) == 0
+            assert aclrtFreeHost(host) == 0 and aclrtDestroyStream(stream) == 0
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for _ in range(20):
+            assert aclprofInit({str(output)!r}, {len(str(output))}) == 0
+            config = aclprofCreateConfig([0], ACL_AICORE_NONE, 0, ACL_PROF_ACL_API | ACL_PROF_TASK_TIME)
+            assert aclprofStart(config) == 0 and aclprofStop(config) == 0
+            assert aclprofStart(config) == 0  # finalize stops it
+            assert aclprofFinalize() == 0 and aclprofDestroyConfig(config) == 0
+        stop.set()
+        for t in threads:
+            t.join()
+        assert aclrtResetDevice(0) == 0 and aclFinalize() == 0
+    """
+    result = run_python(code, env={"ASCENDSIM_PROFILE": ""})
+    assert result.returncode == 0, result.stderr
+    found = ascendsim.profiling.sessions(output)
+    assert len(found) == 20
+    for session in found:
+        trace = Trace(ascendsim.load_trace(session))
+        for spans in trace.spans.values():
+            check_nesting(spans)

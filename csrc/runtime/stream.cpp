@@ -80,6 +80,7 @@ struct Stream::Impl {
   uint32_t stream_id = 0;
   int device_id = 0;
   bool is_default = false;
+  uint32_t prof_track = 0;  // this stream's profiler track, registered by the worker's first profiled task
 
   std::mutex mutex;
   std::condition_variable work_cv;  // the worker sleeps here
@@ -184,7 +185,8 @@ void Stream::Impl::execute(Entry* entry) {
 // The task as a span on this stream's track; work it does on other tracks (a model's nodes) learns the
 // track from prof::current_track().
 aclError Stream::Impl::run_profiled(Entry* entry) {
-  const prof::TrackScope track(prof::stream_track(device_id, stream_id, is_default));
+  if (prof_track == 0) prof_track = prof::stream_track(device_id, stream_id, is_default);
+  const prof::TrackScope track(prof_track);
   const uint64_t start = prof::now_ns();
   const aclError code = entry->run ? entry->run() : ACL_SUCCESS;
   const prof::TaskLabel& label = entry->label;
