@@ -355,3 +355,54 @@ def test_switching_on_and_off_while_threads_work(tmp_path: Path) -> None:
         trace = Trace(ascendsim.load_trace(session))
         for spans in trace.spans.values():
             check_nesting(spans)
+
+
+def test_msproftx_marks_and_ranges(tmp_path: Path) -> None:
+    output = tmp_path / "tx"
+    code = f"""
+        import threading
+        from ascendcl import *
+        assert aclInit("") == 0 and aclrtSetDevice(0) == 0
+        assert aclprofCreateStamp() == 0 and "msproftx" in aclGetRecentErrMsg()  # nothing collects
+        assert aclprofPop() == ACL_ERROR_PROF_NOT_RUN and aclprofRangeStop(1) == ACL_ERROR_PROF_NOT_RUN
+        assert aclprofInit({str(output)!r}, {len(str(output))}) == 0
+        config = aclprofCreateConfig([0], ACL_AICORE_NONE, 0, ACL_PROF_ACL_API | ACL_PROF_MSPROFTX)
+        assert aclprofStart(config) == 0
+        outer, inner = aclprofCreateStamp(), aclprofCreateStamp()
+        assert outer and inner
+        assert aclprofSetStampTraceMessage(outer, "outer", 5) == 0
+        assert aclprofSetStampTraceMessage(inner, "range", 5) == 0
+        assert aclprofSetStampTraceMessage(inner, "x" * 128, 128) == ACL_ERROR_INVALID_PARAM
+        assert aclprofPush(outer) == 0
+        stream, _ = aclrtCreateStream()
+        assert aclprofMark(outer) == 0
+        range_id, ret = aclprofRangeStart(inner)
+        assert ret == 0
+        ended = []
+        thread = threading.Thread(target=lambda: ended.append(aclprofRangeStop(range_id)))  # ends elsewhere
+        thread.start(); thread.join()
+        assert ended == [0] and aclprofRangeStop(range_id) == ACL_ERROR_INVALID_PARAM
+        assert aclrtDestroyStream(stream) == 0
+        assert aclprofPop() == 0
+        assert aclprofPop() == ACL_ERROR_INVALID_PARAM and "aclprofPush" in aclGetRecentErrMsg()
+        assert aclprofDestroyStamp(outer) is None and aclprofMark(outer) == ACL_ERROR_INVALID_PARAM
+        assert aclprofPush(0) == ACL_ERROR_INVALID_PARAM
+        aclprofDestroyStamp(inner)
+        assert aclprofStop(config) == 0 and aclprofFinalize() == 0 and aclprofDestroyConfig(config) == 0
+    """
+    result = run_python(code, env={"ASCENDSIM_PROFILE": ""})
+    assert result.returncode == 0, result.stderr
+    events = ascendsim.load_trace(output)["traceEvents"]
+    [mark] = [e for e in events if e["ph"] == "i"]
+    assert mark["name"] == "outer" and mark["cat"] == "msproftx"
+    [pushed] = [e for e in events if e["ph"] == "X" and e["cat"] == "msproftx"]
+    api = {e["name"]: e for e in events if e["ph"] == "X" and e["cat"] == "api"}
+    for name in ("aclrtCreateStream", "aclrtDestroyStream"):
+        assert (api[name]["tid"], api[name]["pid"]) == (pushed["tid"], pushed["pid"])
+        assert float(pushed["ts"]) <= float(api[name]["ts"]) and end(api[name]) <= end(pushed)
+    assert float(pushed["ts"]) <= float(mark["ts"]) <= end(pushed)
+    begin, finish = ([e for e in events if e["ph"] == phase and e["name"] == "range"] for phase in "be")
+    assert len(begin) == len(finish) == 1 and begin[0]["id"] == finish[0]["id"]
+    assert float(begin[0]["ts"]) <= float(finish[0]["ts"])
+    summary = ascendsim.profile_summary(output)
+    assert "User ranges" in summary and "\n  outer " in summary and "\n  range " in summary

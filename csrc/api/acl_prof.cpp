@@ -88,6 +88,7 @@ uint32_t switches_for(uint64_t data_types) {
   uint32_t switches = 0;
   if ((data_types & (ACL_PROF_ACL_API | ACL_PROF_RUNTIME_API)) != 0) switches |= prof::kApi;
   if ((data_types & ACL_PROF_TASK_TIME) != 0) switches |= prof::kTaskTime;
+  if ((data_types & ACL_PROF_MSPROFTX) != 0) switches |= prof::kTx;
   return switches;
 }
 

@@ -114,12 +114,6 @@ ACL_NOT_SUPPORTED(aclError, aclprofGetOpType, (const void *opInfo, size_t opInfo
 ACL_NOT_SUPPORTED(aclError, aclprofGetOpNameLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen))
 ACL_NOT_SUPPORTED(aclError, aclprofGetOpName, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, size_t opNameLen))
 ACL_NOT_SUPPORTED(aclError, aclprofGetStepTimestamp, (aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclprofPush, (void *stamp))
-ACL_NOT_SUPPORTED(aclError, aclprofPop, ())
-ACL_NOT_SUPPORTED(aclError, aclprofRangeStart, (void *stamp, uint32_t *rangeId))
-ACL_NOT_SUPPORTED(aclError, aclprofRangeStop, (uint32_t rangeId))
-ACL_NOT_SUPPORTED(aclError, aclprofSetStampTraceMessage, (void *stamp, const char *msg, uint32_t msgLen))
-ACL_NOT_SUPPORTED(aclError, aclprofMark, (void *stamp))
 
 /* ---- Return a pointer or handle: NULL. */
 /* acl_rt.h */
@@ -135,7 +129,6 @@ ACL_NOT_SUPPORTED(aclGraphDumpOption *, aclCreateGraphDumpOpt, ())
 ACL_NOT_SUPPORTED(aclprofSubscribeConfig *, aclprofCreateSubscribeConfig, (int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics, void *fd))
 ACL_NOT_SUPPORTED(const char *, aclprofGetOpAttriValue, (const void *opInfo, size_t opInfoLen, uint32_t index, aclprofSubscribeOpAttri attri))
 ACL_NOT_SUPPORTED(aclprofStepInfo *, aclprofCreateStepInfo, ())
-ACL_NOT_SUPPORTED(void *, aclprofCreateStamp, ())
 
 /* ---- Return a count or size: 0. */
 /* acl_prof.h */
@@ -153,4 +146,3 @@ ACL_NOT_SUPPORTED(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo,
 ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))
 /* acl_prof.h */
 ACL_NOT_SUPPORTED(void, aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo))
-ACL_NOT_SUPPORTED(void, aclprofDestroyStamp, (void *stamp))

@@ -12,9 +12,12 @@ void trace_node(void* user, size_t index, uint64_t start_ns, uint64_t end_ns) {
   if (task.type == TaskType::Kernel) {
     const NodeDef& node = u->plan->nodes[task.node];
     prof::span(u->track, node.name, "node", start_ns, end_ns, {}, {}, "op_type", node.op_type);
+  } else if (task.type == TaskType::EventRecord) {
+    // Drawn at its start: the record is published somewhere inside the node, and a waiting stream may
+    // finish before this observer runs; the start is the one time known to precede the waiter's end.
+    prof::span(u->track, "EventRecord", "event", start_ns, start_ns, {"event", task.arg});
   } else {
-    prof::span(u->track, task.type == TaskType::EventRecord ? "EventRecord" : "EventWait", "event", start_ns, end_ns,
-               {"event", task.arg});
+    prof::span(u->track, "EventWait", "event", start_ns, end_ns, {"event", task.arg});
   }
 }
 

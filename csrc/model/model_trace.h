@@ -6,8 +6,8 @@
 // Tracks: the plan's stream 0 runs on the thread that executes the model, so its nodes nest inside the
 // stream task that runs aclmdlExecuteAsync (prof::current_track()), or, for a synchronous aclmdlExecute,
 // on the model's own track "model '<name>'"; stream k > 0 has the track "model '<name>' stream k".
-// The compiler's EVENT_RECORD / EVENT_WAIT tasks appear as spans "EventRecord" / "EventWait" with their
-// event id, so a wait visibly ends after the record it waited for.
+// The compiler's EVENT_RECORD / EVENT_WAIT tasks appear as spans "EventRecord" (zero length, at the record)
+// / "EventWait" with their event id, so a wait visibly ends after the record it waited for.
 #pragma once
 #include <cstdint>
 #include <string>

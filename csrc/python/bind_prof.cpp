@@ -35,6 +35,14 @@ void bind_prof_functions(PyObject* module) {
   bind<&aclprofStart>(module, "aclprofStart");
   bind<&aclprofStop>(module, "aclprofStop");
   bind<&aclprofFinalize, Gil::Release>(module, "aclprofFinalize");
+  bind<&aclprofCreateStamp>(module, "aclprofCreateStamp");
+  bind<&aclprofDestroyStamp>(module, "aclprofDestroyStamp");
+  bind<&aclprofSetStampTraceMessage>(module, "aclprofSetStampTraceMessage");
+  bind<&aclprofMark>(module, "aclprofMark");
+  bind<&aclprofPush>(module, "aclprofPush");
+  bind<&aclprofPop>(module, "aclprofPop");
+  bind<&aclprofRangeStart>(module, "aclprofRangeStart");
+  bind<&aclprofRangeStop>(module, "aclprofRangeStop");
 }
 
 }  // namespace ascendsim::python

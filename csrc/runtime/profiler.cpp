@@ -63,6 +63,20 @@ uint32_t named_track(int device, const std::string& name) {
 
 uint32_t current_track() { return t_task_track; }
 
+namespace {
+thread_local uint64_t t_task_end = 0;
+}
+
+void note_task_end() {
+  if (t_task_track != 0) t_task_end = now_ns();
+}
+
+uint64_t take_task_end() {
+  const uint64_t end = t_task_end;
+  t_task_end = 0;
+  return end;
+}
+
 TrackScope::TrackScope(uint32_t track) : track_(track), previous_(t_task_track) { t_task_track = track; }
 TrackScope::~TrackScope() { t_task_track = previous_; }
 
@@ -83,15 +97,42 @@ void memory_sample(int device, uint64_t allocated, uint64_t reserved) {
                              Arg{"reserved", reserved}, nullptr, {}});
 }
 
-void ApiScope::end() {
-  const uint64_t stop = now_ns();
+namespace {
+
+uint32_t host_track() {
   if (t_host_track == 0) {
     const auto tid = static_cast<uint64_t>(::syscall(SYS_gettid));
     Buffer& b = buffer();
     std::lock_guard<std::mutex> lock(b.mutex);
     t_host_track = track_locked(b, kHostProcess, "host thread " + std::to_string(tid), tid);
   }
-  span(t_host_track, api_, "api", start_, stop);
+  return t_host_track;
+}
+
+void append(Record record) {
+  Buffer& b = buffer();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  b.records.push_back(std::move(record));
+}
+
+}  // namespace
+
+void ApiScope::end() {
+  const uint64_t stop = now_ns();
+  span(host_track(), api_, "api", start_, stop);
+}
+
+void host_mark(const std::string& message) {
+  const uint64_t t = now_ns();
+  append(Record{'i', host_track(), t, t, message, "msproftx", {}, {}, nullptr, {}});
+}
+
+void host_span(const std::string& message, uint64_t start_ns) {
+  span(host_track(), message, "msproftx", start_ns, now_ns());
+}
+
+void host_range(const std::string& message, uint64_t id, uint64_t start_ns) {
+  append(Record{'b', host_track(), start_ns, now_ns(), message, "msproftx", {"id", id}, {}, nullptr, {}});
 }
 
 void begin_session(const std::string& output_dir) {

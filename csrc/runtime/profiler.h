@@ -23,6 +23,7 @@ namespace ascendsim::prof {
 enum Switch : uint32_t {
   kApi = 1u << 0,       // host API calls (ACL_PROF_ACL_API, ACL_PROF_RUNTIME_API)
   kTaskTime = 1u << 1,  // stream tasks, model nodes and the device memory counter (ACL_PROF_TASK_TIME)
+  kTx = 1u << 2,        // the user's msproftx marks and ranges (ACL_PROF_MSPROFTX)
 };
 
 extern std::atomic<uint32_t> g_switches;
@@ -54,6 +55,14 @@ uint32_t named_track(int device, const std::string& name);
 // The track of the stream task running on this thread (0: none), set by the stream worker around a task.
 uint32_t current_track();
 
+// For a task whose effect is published to other threads before it returns (an event record): called just
+// before publishing, makes the task's span end there, so that whoever waited for it ends after it.
+void note_task_end();
+inline void task_completes_now() {
+  if (on(kTaskTime)) note_task_end();
+}
+uint64_t take_task_end();  // the stream worker: the time task_completes_now() noted, or 0 (and clears it)
+
 // Makes `track` this thread's current task track for the scope's life (the stream worker, around a task).
 class TrackScope {
  public:
@@ -70,6 +79,11 @@ class TrackScope {
 // Appends a complete span. `text_key`/`text` add a string argument (a node's op type).
 void span(uint32_t track, std::string name, const char* category, uint64_t start_ns, uint64_t end_ns, Arg arg0 = {},
           Arg arg1 = {}, const char* text_key = nullptr, std::string text = {});
+// The user's annotations (msproftx) on the calling thread's host track: an instant, or a range from
+// `start_ns` to now that may end on another thread than it started on (a Chrome async span, `id` unique).
+void host_mark(const std::string& message);
+void host_span(const std::string& message, uint64_t start_ns);
+void host_range(const std::string& message, uint64_t id, uint64_t start_ns);
 // Appends the device's memory counter sample (bytes held by allocations, bytes reserved by segments).
 void memory_sample(int device, uint64_t allocated, uint64_t reserved);
 

@@ -14,7 +14,8 @@ namespace ascendsim::prof {
 constexpr int kHostProcess = -1;  // the "device" of host tracks
 
 struct Record {
-  char phase;  // 'X': a span from start to end; 'C': a counter sample at start
+  char phase;  // 'X': a span from start to end; 'C': a counter sample at start; 'i': an instant at start;
+               // 'b': an async span from start to end with the id arg0.value
   uint32_t track;
   uint64_t start, end;
   std::string name;

@@ -5,8 +5,9 @@
 //   aclInit's JSON file: {"profiler": {"switch": "on", ...}}.
 // PROFILING_OPTIONS and the `profiler` section share one reader: "output" (the directory, default the working
 // directory), "task_time" ("on"/"l0"/"l1"/"off": stream tasks, model nodes, memory counter) and "ascendcl"
-// ("on"/"off": host API calls), both on by default; CANN's other keys (aicpu, aic_metrics, l2, hccl, ...) are
-// accepted and add nothing, there being no such hardware counters to read.
+// ("on"/"off": host API calls), both on by default, and "msproftx" ("on"/"off", default off: the user's marks
+// and ranges); CANN's other keys (aicpu, aic_metrics, l2, hccl, ...) are accepted and add nothing, there
+// being no such hardware counters to read.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -52,11 +53,11 @@ aclError read_options(const JsonValue& section, const char* where, std::string* 
   }
   static const char* const kOn[] = {"on", nullptr};
   static const char* const kTaskLevels[] = {"on", "l0", "l1", nullptr};
-  bool tasks = true, api = true;
+  bool tasks = true, api = true, tx = false;
   if (!read_switch(section, "task_time", where, kTaskLevels, &tasks) ||
-      !read_switch(section, "ascendcl", where, kOn, &api))
+      !read_switch(section, "ascendcl", where, kOn, &api) || !read_switch(section, "msproftx", where, kOn, &tx))
     return ACL_ERROR_INVALID_PROFILING_CONFIG;
-  *switches = (tasks ? kTaskTime : 0u) | (api ? kApi : 0u);
+  *switches = (tasks ? kTaskTime : 0u) | (api ? kApi : 0u) | (tx ? kTx : 0u);
   return ACL_SUCCESS;
 }
 
@@ -67,7 +68,7 @@ aclError command_line_request(const JsonValue* config, bool* requested, std::str
   if (const char* dir = std::getenv("ASCENDSIM_PROFILE"); dir != nullptr && dir[0] != '\0') {
     *requested = true;
     *output = dir;
-    *switches = kApi | kTaskTime;
+    *switches = kApi | kTaskTime | kTx;
     return ACL_SUCCESS;
   }
   if (const char* mode = std::getenv("PROFILING_MODE"); mode != nullptr && std::strcmp(mode, "true") == 0) {

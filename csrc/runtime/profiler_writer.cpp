@@ -55,7 +55,7 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
   std::set<uint32_t> used;  // tracks with spans (a counter belongs to its process, not to a track)
   std::set<int> processes;
   for (const Record& r : records) {
-    if (r.phase == 'X') used.insert(r.track);
+    if (r.phase != 'C') used.insert(r.track);
     processes.insert(tracks[r.track - 1].device);
   }
   std::fprintf(f, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"ascendsim\", \"clock\": "
@@ -86,6 +86,15 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
     if (r.phase == 'C') {
       std::fprintf(f, "%s{\"ph\": \"C\", \"pid\": %d, \"ts\": %s, \"name\": %s, \"args\": {%s}}", sep, pid,
                    micros(r.start).c_str(), json_string(r.name).c_str(), args.c_str());
+    } else if (r.phase == 'i') {
+      std::fprintf(f, "%s{\"ph\": \"i\", \"s\": \"t\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"name\": %s, "
+                   "\"cat\": \"%s\"}", sep, pid, r.track, micros(r.start).c_str(), json_string(r.name).c_str(),
+                   r.category);
+    } else if (r.phase == 'b') {
+      for (const auto& [phase, t] : {std::make_pair("b", r.start), std::make_pair("e", r.end)})
+        std::fprintf(f, "%s{\"ph\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"id\": %" PRIu64
+                     ", \"name\": %s, \"cat\": \"%s\"}", sep, phase, pid, r.track, micros(t).c_str(),
+                     r.arg0.value, json_string(r.name).c_str(), r.category);
     } else {
       std::fprintf(f, "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"dur\": %s, \"name\": %s, "
                    "\"cat\": \"%s\", \"args\": {%s}}", sep, pid, r.track, micros(r.start).c_str(),
@@ -135,9 +144,9 @@ void write_table(std::FILE* f, const char* title, const char* key_header, const 
 }
 
 void write_summary(std::FILE* f, const std::vector<Record>& records) {
-  std::map<std::string, Stat> op_types, nodes, models, tasks, apis;
+  std::map<std::string, Stat> op_types, nodes, models, tasks, apis, ranges;
   for (const Record& r : records) {
-    if (r.phase != 'X') continue;
+    if (r.phase != 'X' && r.phase != 'b') continue;
     const uint64_t ns = r.end - r.start;
     const std::string category = r.category;
     if (category == "node") {
@@ -149,6 +158,8 @@ void write_summary(std::FILE* f, const std::vector<Record>& records) {
       tasks[r.name].add(ns);
     } else if (category == "api") {
       apis[r.name].add(ns);
+    } else if (category == "msproftx") {
+      ranges[r.name].add(ns);
     }
   }
   std::fprintf(f, "ascendsim profile summary (times in microseconds; trace.json holds every span)\n\n");
@@ -157,6 +168,7 @@ void write_summary(std::FILE* f, const std::vector<Record>& records) {
   write_table(f, "Model executions", "Model", models, SIZE_MAX);
   write_table(f, "Stream tasks", "Task", tasks, SIZE_MAX);
   write_table(f, "Host API calls", "API", apis, SIZE_MAX);
+  write_table(f, "User ranges (msproftx push/pop and range start/stop)", "Message", ranges, SIZE_MAX);
 }
 
 bool write_file(const std::string& path, std::string* error, const std::vector<Record>& records,

@@ -189,9 +189,10 @@ aclError Stream::Impl::run_profiled(Entry* entry) {
   const prof::TrackScope track(prof_track);
   const uint64_t start = prof::now_ns();
   const aclError code = entry->run ? entry->run() : ACL_SUCCESS;
+  const uint64_t published = prof::take_task_end();
   const prof::TaskLabel& label = entry->label;
-  prof::span(track.id(), label.name != nullptr ? label.name : "Task", "task", start, prof::now_ns(), label.arg0,
-             label.arg1);
+  prof::span(track.id(), label.name != nullptr ? label.name : "Task", "task", start,
+             published != 0 ? published : prof::now_ns(), label.arg0, label.arg1);
   return code;
 }
 

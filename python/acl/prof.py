@@ -2,8 +2,10 @@
 
 `init(path)` -> ret, `create_config(device_list: list, aicore_metrics, aicore_events, data_type_config)` ->
 config (0 on failure), `start(config)` / `stop(config)` / `destroy_config(config)` / `finalize()` -> ret.
-`finalize()` writes the trace and summary (docs/profiling.md). The subscription, step and msproftx functions
-return ACL_ERROR_API_NOT_SUPPORT (200001) with a message, in pyACL's shapes, as their C twins do.
+`finalize()` writes the trace and summary (docs/profiling.md). msproftx: `create_stamp()` -> stamp,
+`set_stamp_trace_message(stamp, msg, len)`, `mark(stamp)`, `push(stamp)`, `pop()`, `range_stop(id)` -> ret,
+`range_start(stamp)` -> (id, ret), `destroy_stamp(stamp)` -> None. The subscription and step functions return
+ACL_ERROR_API_NOT_SUPPORT (200001) with a message, in pyACL's shapes, as their C twins do.
 """
 
 from __future__ import annotations
@@ -60,10 +62,12 @@ def get_op_name_v2(op_info: int, op_info_len: int, index: int, /) -> tuple[str |
     return None, ret
 
 
-# training steps and msproftx (not supported)
+# training steps (not supported)
 get_step_timestamp = _core.aclprofGetStepTimestamp
 create_step_info = _core.aclprofCreateStepInfo
 destroy_step_info = _core.aclprofDestroyStepInfo
+
+# msproftx: the user's marks and ranges on the host timeline
 create_stamp = _core.aclprofCreateStamp
 destroy_stamp = _core.aclprofDestroyStamp
 push = _core.aclprofPush
