@@ -24,7 +24,7 @@ using namespace ascendsim;
 namespace {
 
 HandleRegistry<aclDataBuffer>& data_buffers() {
-  static auto* registry = new HandleRegistry<aclDataBuffer>();  // outlives late destructors at exit
+  static auto* registry = new HandleRegistry<aclDataBuffer>("data buffer");  // outlives late destructors at exit
   return *registry;
 }
 

@@ -24,7 +24,7 @@ aclError create_event(aclrtEvent* event, uint32_t flags, const char* api) {
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(api, &context)) return ret;
   try {
-    *event = Runtime::instance().events.add(std::make_shared<Event>(flags));
+    *event = Runtime::instance().events.add(std::make_shared<Event>(flags), api);
   } catch (const std::bad_alloc&) {
     return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
   }

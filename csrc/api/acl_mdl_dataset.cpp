@@ -19,7 +19,7 @@ using namespace ascendsim;
 namespace {
 
 HandleRegistry<aclmdlDataset>& datasets() {
-  static auto* registry = new HandleRegistry<aclmdlDataset>();  // outlives late destructors at exit
+  static auto* registry = new HandleRegistry<aclmdlDataset>("dataset");  // outlives late destructors at exit
   return *registry;
 }
 

@@ -31,7 +31,7 @@ using ascendsim::model::ModelDef;
 namespace {
 
 HandleRegistry<aclmdlDesc>& descs() {
-  static auto* registry = new HandleRegistry<aclmdlDesc>();  // outlives late destructors at exit
+  static auto* registry = new HandleRegistry<aclmdlDesc>("model desc");  // outlives late destructors at exit
   return *registry;
 }
 

@@ -53,12 +53,12 @@ struct aclmdlExecConfigHandle {
 namespace {
 
 HandleRegistry<aclmdlConfigHandle>& config_handles() {
-  static auto* r = new HandleRegistry<aclmdlConfigHandle>();
+  static auto* r = new HandleRegistry<aclmdlConfigHandle>("model config handle");
   return *r;
 }
 
 HandleRegistry<aclmdlExecConfigHandle>& exec_config_handles() {
-  static auto* r = new HandleRegistry<aclmdlExecConfigHandle>();
+  static auto* r = new HandleRegistry<aclmdlExecConfigHandle>("exec config handle");
   return *r;
 }
 
@@ -67,7 +67,7 @@ HandleRegistry<aclmdlExecConfigHandle>& exec_config_handles() {
 template <typename Handle>
 Handle* create_handle(HandleRegistry<Handle>& registry, const char* api) {
   try {
-    return static_cast<Handle*>(registry.add(std::make_shared<Handle>()));
+    return static_cast<Handle*>(registry.add(std::make_shared<Handle>(), api));
   } catch (const std::bad_alloc&) {
     fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
     return nullptr;
@@ -136,7 +136,7 @@ aclError load_image(const uint8_t* data, size_t size, uint32_t* model_id, const 
   }
   std::shared_ptr<LoadedModel> model;
   if (aclError ret = LoadedModel::load(std::move(def), context->device(), user, api, &model)) return ret;
-  *model_id = register_loaded_model(std::move(model));
+  *model_id = register_loaded_model(std::move(model), api);
   return ACL_SUCCESS;
 }
 

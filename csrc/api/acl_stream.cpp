@@ -34,7 +34,7 @@ aclError create_stream(aclrtStream* stream, uint32_t priority, uint32_t flags, c
     return fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "%s: device %d already has %d streams, the most it supports", api,
                 device, kMaxStreamsPerDevice);
   try {
-    *stream = Runtime::instance().streams.add(std::make_shared<Stream>(context.get(), false, priority, flags));
+    *stream = Runtime::instance().streams.add(std::make_shared<Stream>(context.get(), false, priority, flags), api);
   } catch (const std::bad_alloc&) {
     return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
   }

@@ -37,7 +37,8 @@
 // upper_bound away (O(log n)): that validates frees (exact start of a live allocation), interior pointers
 // of copies, and names what a bad pointer is (interior, freed, never allocated). Block structs and set
 // nodes are recycled through free lists, so no call does a heap allocation in the steady state; one mutex
-// guards it all.
+// guards it all. An allocated block also keeps the allocating API and its creation number (two stores), so
+// snapshot() can list segments and blocks, and leak reports name where each live allocation came from.
 #include "device/caching_allocator.h"
 
 #include <vector>
@@ -46,6 +47,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/live_objects.h"
 
 namespace ascendsim {
 namespace {
@@ -126,6 +128,8 @@ void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_si
   if (should_split(block, rounded)) split(block, rounded);
   block->state = State::kAllocated;
   block->usable = usable_size;
+  block->api = api;
+  block->seq = next_creation_seq();
   stats_.allocated_bytes += block->size;
   stats_.requested_bytes += usable_size;
   stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
@@ -201,6 +205,24 @@ MemoryStats CachingAllocator::stats() {
   MemoryStats result = stats_;
   result.largest_free_block = largest_free_block();
   return result;
+}
+
+std::vector<MemorySegment> CachingAllocator::snapshot() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  flush_deferred();
+  std::vector<MemorySegment> segments;
+  for (const Block* block : by_address_) {  // a segment starts at a block with no predecessor
+    if (block->prev == nullptr)
+      segments.push_back(MemorySegment{reinterpret_cast<uintptr_t>(block->ptr), 0, block->pool->is_small,
+                                       block->stream, {}});
+    MemorySegment& segment = segments.back();
+    segment.size += block->size;
+    const bool live = block->allocated();
+    segment.blocks.push_back(MemoryBlock{reinterpret_cast<uintptr_t>(block->ptr), block->size,
+                                         live ? block->usable : 0, live, live ? block->api : nullptr,
+                                         live ? block->seq : 0});
+  }
+  return segments;
 }
 
 void CachingAllocator::reset_peak() {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "acl/acl_base.h"
 #include "device/address_range.h"
@@ -38,6 +39,7 @@ class CachingAllocator {
   std::string describe(const void* p) const;
 
   MemoryStats stats();  // coalesces deferred blocks first, so the numbers are those of eager coalescing
+  std::vector<MemorySegment> snapshot();  // likewise
   void reset_peak();
   void empty_cache();
   size_t release_all(const char* api);  // frees every live allocation; returns how many there were
@@ -55,6 +57,8 @@ class CachingAllocator {
     Block* next;
     size_t usable;      // while allocated: the bytes the caller may touch
     State state;
+    const char* api = nullptr;  // while allocated: the allocating API and creation number, for leak reports
+    uint64_t seq = 0;
     bool allocated() const { return state == State::kAllocated; }
   };
   // Free blocks ordered by (stream, size, address): lower_bound finds the best fit on a stream.

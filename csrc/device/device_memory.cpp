@@ -45,6 +45,7 @@ bool DeviceMemory::find(const void* p, Allocation* out) const { return impl_->al
 std::string DeviceMemory::describe(const void* p) const { return impl_->allocator.describe(p); }
 
 MemoryStats DeviceMemory::stats() const { return impl_->allocator.stats(); }
+std::vector<MemorySegment> DeviceMemory::snapshot() const { return impl_->allocator.snapshot(); }
 void DeviceMemory::reset_peak() { impl_->allocator.reset_peak(); }
 size_t DeviceMemory::release_all(const char* api) { return impl_->allocator.release_all(api); }
 void DeviceMemory::empty_cache() { impl_->allocator.empty_cache(); }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "acl/acl_base.h"
 
@@ -28,6 +29,24 @@ struct MemoryStats {
   uint64_t cache_hits;          // allocations served from cached blocks
   uint64_t alloc_retries;       // times the cache was flushed to satisfy a request
   uint64_t oom_count;
+};
+
+// A memory snapshot (DeviceMemory::snapshot, after PyTorch's torch.cuda.memory_snapshot): every segment
+// mapped from the device's address range, with the blocks that tile it in address order.
+struct MemoryBlock {
+  uintptr_t address;
+  size_t size;        // block size (a multiple of 512 bytes)
+  size_t requested;   // allocated: the bytes the caller asked for; free: 0
+  bool allocated;
+  const char* api;    // allocated: the API that allocated it; free: null
+  uint64_t seq;       // allocated: its creation number (core/live_objects.h); free: 0
+};
+struct MemorySegment {
+  uintptr_t address;
+  size_t size;
+  bool small_pool;    // served requests up to 1 MiB
+  uintptr_t stream;   // the stream its blocks are reused on; 0: not tied to a stream
+  std::vector<MemoryBlock> blocks;
 };
 
 struct Allocation {
@@ -62,6 +81,7 @@ class DeviceMemory {
   std::string describe(const void* p) const;
 
   MemoryStats stats() const;
+  std::vector<MemorySegment> snapshot() const;  // consistent with stats() taken at the same moment
   void reset_peak();
   // Frees every live allocation, as a device reset does; the segments stay mapped (cached), so a stale
   // pointer is answered with an error code, never a fault. Returns the number of allocations freed.

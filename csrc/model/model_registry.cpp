@@ -1,19 +1,34 @@
 // The loaded models by id: a map under a mutex (lookups copy a shared_ptr, so a model stays alive for the
-// duration of a call that found it even if another thread unloads it meanwhile).
+// duration of a call that found it even if another thread unloads it meanwhile). The registry is a
+// LiveObjectSource (core/live_objects.h): leak reports list the models still loaded, with their loading API.
 #include "model/model_registry.h"
 
 #include <mutex>
 #include <unordered_map>
 
+#include "core/live_objects.h"
+#include "device/device_memory.h"
 #include "model/loaded_model.h"
+#include "runtime/device.h"
 
 namespace ascendsim::model {
 namespace {
 
-struct Registry {
-  std::mutex mutex;
+struct Entry {
+  std::shared_ptr<LoadedModel> model;
+  CreationSite site;
+};
+
+struct Registry final : LiveObjectSource {
+  Registry() { register_live_source(this); }
+  void collect_live(std::vector<LiveObject>* out) const override {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [id, entry] : models)
+      out->push_back(LiveObject{"model", nullptr, id, entry.model->device()->id(), 0, entry.site});
+  }
+  mutable std::mutex mutex;
   uint32_t next_id = 1;
-  std::unordered_map<uint32_t, std::shared_ptr<LoadedModel>> models;
+  std::unordered_map<uint32_t, Entry> models;
 };
 
 Registry& registry() {
@@ -41,14 +56,14 @@ std::shared_ptr<LoadedModel> find_loaded_model(uint32_t model_id) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.models.find(model_id);
-  return it == r.models.end() ? nullptr : it->second;
+  return it == r.models.end() ? nullptr : it->second.model;
 }
 
-uint32_t register_loaded_model(std::shared_ptr<LoadedModel> model) {
+uint32_t register_loaded_model(std::shared_ptr<LoadedModel> model, const char* api) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const uint32_t id = r.next_id++;
-  r.models.emplace(id, std::move(model));
+  r.models.emplace(id, Entry{std::move(model), CreationSite{api, next_creation_seq()}});
   return id;
 }
 
@@ -57,7 +72,7 @@ std::shared_ptr<LoadedModel> unregister_loaded_model(uint32_t model_id) {
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.models.find(model_id);
   if (it == r.models.end()) return nullptr;
-  auto model = std::move(it->second);
+  auto model = std::move(it->second.model);
   r.models.erase(it);
   return model;
 }

@@ -29,8 +29,9 @@ std::shared_ptr<LoadedModel> find_loaded_model(uint32_t model_id);
 // model (the first plan before any execution). False when the model is not loaded or the index is out of range.
 bool current_output_dims(uint32_t model_id, size_t index, std::vector<int64_t>* dims);
 
-// Registers a loaded model under a fresh id (>= 1) and returns the id. Thread-safe.
-uint32_t register_loaded_model(std::shared_ptr<LoadedModel> model);
+// Registers a loaded model, loaded by `api` (named in leak reports), under a fresh id (>= 1) and returns the
+// id. Thread-safe.
+uint32_t register_loaded_model(std::shared_ptr<LoadedModel> model, const char* api);
 
 // Removes the model `model_id`; returns it (nullptr when it was not loaded). Thread-safe.
 std::shared_ptr<LoadedModel> unregister_loaded_model(uint32_t model_id);

@@ -1,6 +1,11 @@
-// ascendsim's own functions (not part of AscendCL): the device memory statistics, for Python.
+// ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports and memory
+// snapshots, for Python.
+#include <string>
+
 #include "ascendsim/ascendsim_ext.h"
+
 #include "python/module.h"
+#include "python/pyacl_args.h"
 
 namespace ascendsim::python {
 
@@ -26,9 +31,41 @@ void restore_gil(void* state) {
   if (state != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
 }
 
+// The JSON-text functions (ascendsimGetLeakReport, ascendsimGetMemorySnapshot): (text, ret) from one int
+// argument. The size query and the fill are retried while the text grows between them.
+template <aclError (*Fn)(int32_t, char*, size_t, size_t*)>
+PyObject* json_text(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  int32_t arg = 0;
+  if (!check_count(self, nargs, 1) || !parse_input(self, 0, args[0], &arg)) return nullptr;
+  std::string text;
+  size_t length = 0;
+  aclError ret = Fn(arg, nullptr, 0, &length);
+  while (ret == ACL_SUCCESS) {
+    text.resize(length + 1);
+    size_t needed = 0;
+    ret = Fn(arg, text.data(), text.size(), &needed);
+    if (ret == ACL_SUCCESS) {
+      text.resize(needed);
+      break;
+    }
+    if (needed <= length) break;  // a real failure, not growth
+    length = needed;
+    ret = ACL_SUCCESS;
+  }
+  if (ret != ACL_SUCCESS) text.clear();
+  PyObject* str = PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  return str == nullptr ? nullptr : Py_BuildValue("(Ni)", str, static_cast<int>(ret));
+}
+
+PyMethodDef json_functions[] = {
+    fastcall_def("ascendsimGetLeakReport", &json_text<&ascendsimGetLeakReport>),
+    fastcall_def("ascendsimGetMemorySnapshot", &json_text<&ascendsimGetMemorySnapshot>),
+};
+
 }  // namespace
 
 void bind_extensions(PyObject* module) {
+  for (PyMethodDef& def : json_functions) add_function(module, &def);
   ascendsimSetHostWaitHooks(&release_gil_if_held, &restore_gil);
   bind<&ascendsimGetMemoryStats>(module, "ascendsimGetMemoryStats");
   bind<&ascendsimResetPeakMemoryStats>(module, "ascendsimResetPeakMemoryStats");

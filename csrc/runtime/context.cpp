@@ -10,7 +10,7 @@ namespace ascendsim {
 
 Context::Context(Device* device, bool is_default) : device_(device), is_default_(is_default) {
   default_stream_ = std::make_shared<Stream>(this, true, 0, 0);
-  Runtime::instance().streams.add(default_stream_);
+  Runtime::instance().streams.add(default_stream_, is_default ? "aclrtSetDevice" : "aclrtCreateContext", Owner::kRuntime);
 }
 
 Context::~Context() = default;

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/host_wait.h"
 #include "runtime/context.h"
+#include "runtime/leak_report.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
@@ -18,7 +19,7 @@ std::shared_ptr<Context> Device::retain_default_context() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!default_context_) {
     default_context_ = std::make_shared<Context>(this, true);
-    Runtime::instance().contexts.add(default_context_);
+    Runtime::instance().contexts.add(default_context_, "aclrtSetDevice", Owner::kRuntime);
   }
   ++default_refs_;
   return default_context_;
@@ -33,6 +34,7 @@ aclError Device::release_default_context(bool force, const char* api) {
   if (default_refs_ > 0) return ACL_SUCCESS;
   default_context_.reset();
   lock.unlock();
+  report_leaks(id_, api);  // what the user did not destroy before the reset releases it
   release_resources(api);
   return ACL_SUCCESS;
 }

@@ -13,7 +13,7 @@ namespace {
 using kernels::AttrValue;
 
 HandleRegistry<aclopAttr>& op_attrs() {
-  static auto* registry = new HandleRegistry<aclopAttr>();  // outlives late destructors at exit
+  static auto* registry = new HandleRegistry<aclopAttr>("op attr");  // outlives late destructors at exit
   return *registry;
 }
 
@@ -78,7 +78,7 @@ namespace ascendsim {
 
 aclopAttr* create_op_attr() {
   try {
-    return static_cast<aclopAttr*>(op_attrs().add(std::make_shared<aclopAttr>()));
+    return static_cast<aclopAttr*>(op_attrs().add(std::make_shared<aclopAttr>(), "aclopCreateAttr"));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }

@@ -10,6 +10,7 @@
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/event.h"
+#include "runtime/leak_report.h"
 #include "runtime/profiler_session.h"
 #include "runtime/stream.h"
 
@@ -99,6 +100,7 @@ aclError Runtime::finalize() {
     return ever_finalized_ ? fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalized")
                            : fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit was never called");
   }
+  report_leaks(-1, "aclFinalize");  // what the user did not destroy, before finalizing releases it
   // Like the real runtime, finalizing releases what the devices still hold: contexts, streams, memory.
   for_each_device([](Device& device) { device.release_all("aclFinalize"); });
   // Events are not released by a device reset (programs use them across one), but after aclFinalize no

@@ -43,9 +43,9 @@ class Runtime {
       if (Device* d = devices_[i].load(std::memory_order_acquire)) f(*d);
   }
 
-  HandleRegistry<Context> contexts;
-  HandleRegistry<Stream> streams;
-  HandleRegistry<Event> events;
+  HandleRegistry<Context> contexts{"context"};
+  HandleRegistry<Stream> streams{"stream"};
+  HandleRegistry<Event> events{"event"};
 
  private:
   Runtime();

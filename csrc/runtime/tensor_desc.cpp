@@ -10,7 +10,7 @@ namespace ascendsim {
 namespace {
 
 HandleRegistry<aclTensorDesc>& tensor_descs() {
-  static auto* registry = new HandleRegistry<aclTensorDesc>();  // outlives late destructors at exit
+  static auto* registry = new HandleRegistry<aclTensorDesc>("tensor desc");  // outlives late destructors at exit
   return *registry;
 }
 
@@ -36,7 +36,7 @@ std::shared_ptr<aclTensorDesc> new_tensor_desc(TensorDescData data, bool dataset
     auto desc = std::make_shared<aclTensorDesc>();
     desc->data = std::move(data);
     desc->dataset_owned = dataset_owned;
-    tensor_descs().add(desc);
+    tensor_descs().add(desc, api, dataset_owned ? Owner::kRuntime : Owner::kUser);
     return desc;
   } catch (const std::bad_alloc&) {
     fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for a tensor description", api);

@@ -6,6 +6,7 @@
 #ifndef ASCENDSIM_ASCENDSIM_EXT_H_
 #define ASCENDSIM_ASCENDSIM_EXT_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acl/acl_base.h"
@@ -43,6 +44,22 @@ ACL_FUNC_VISIBILITY aclError ascendsimResetPeakMemoryStats(int32_t deviceId);
 
 /* Waits for the device's queued work, then releases every cached segment that holds no allocation. */
 ACL_FUNC_VISIBILITY aclError ascendsimEmptyCache(int32_t deviceId);
+
+/*
+ * Observability (docs/observability.md). Both write JSON text into `json` (capacity bytes, NUL included) and
+ * the text's length (without the NUL) into *length; capacity 0 only sets *length. A too small buffer:
+ * ACL_ERROR_INVALID_PARAM.
+ *
+ * ascendsimGetLeakReport: live == 0: the report of the latest aclFinalize or last aclrtResetDevice of a device
+ * ({"trigger", "device", "objects": [{"kind", "handle", "id", "device", "size", "api", "seq"}]}, trigger null
+ * before the first); live != 0: the objects live now that aclFinalize would report.
+ * ascendsimGetMemorySnapshot: the caching allocator's segments of device `deviceId` with their blocks
+ * ({"device", "segments": [{"address", "size", "pool", "stream", "blocks": [{"address", "size", "requested",
+ * "state", "api", "seq"}]}]}).
+ */
+ACL_FUNC_VISIBILITY aclError ascendsimGetLeakReport(int32_t live, char *json, size_t capacity, size_t *length);
+ACL_FUNC_VISIBILITY aclError ascendsimGetMemorySnapshot(int32_t deviceId, char *json, size_t capacity,
+                                                        size_t *length);
 
 /*
  * Hooks around host waits the runtime makes on its own (the allocator waiting for the device before it

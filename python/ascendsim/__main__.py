@@ -47,10 +47,25 @@ def main(argv: list[str] | None = None) -> int:
     runtime = commands.add_parser("runtime-demo", help="copies, events and callbacks on the emulated device")
     runtime.add_argument("--device", type=int, default=0)
     runtime.add_argument("--megabytes", type=int, default=64)
+    memory = commands.add_parser("memory", help="print a device memory snapshot saved by "
+                                                "ascendsim.save_memory_snapshot (segments, blocks, totals)")
+    memory.add_argument("snapshot", help="the snapshot's JSON file")
+    show = commands.add_parser("show", help="print an .om model: inputs, outputs, gears, AIPP, streams, events, "
+                                            "planned memory, weights, nodes")
+    show.add_argument("om", help="the .om file")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
     summary = commands.add_parser("prof-summary", help="print the summary of the newest profiling session under a "
                                                        "directory (see docs/profiling.md)")
     summary.add_argument("directory", help="the profiler's output directory, or one PROF_* session in it")
     args = parser.parse_args(argv)
+    if args.command == "memory":
+        from .memory_snapshot import print_snapshot_file
+
+        return print_snapshot_file(args.snapshot)
+    if args.command == "show":
+        from .show import show_model
+
+        return show_model(args.om, as_json=args.json)
     if args.command == "env":
         return print_env()
     if args.command == "demo":
@@ -61,19 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from .runtime_demo import run as run_runtime
 
         return 0 if run_runtime(args.device, args.megabytes) else 1
-    if args.command == "prof-summary":
-        from .profiling import latest_session, profile_summary
+    assert args.command == "prof-summary"  # the last one (argparse refuses unknown commands)
+    from .profiling import print_summary
 
-        try:
-            session = latest_session(args.directory)
-        except FileNotFoundError as error:
-            print(f"ascendsim prof-summary: {error}", file=sys.stderr)
-            return 1
-        print(f"{session / 'trace.json'}: open it in https://ui.perfetto.dev or chrome://tracing\n")
-        print(profile_summary(session), end="")
-        return 0
-    return 2
-
+    return print_summary(args.directory)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,10 +10,11 @@ under an output directory and return its summary or its trace.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["latest_session", "load_trace", "profile_summary", "sessions"]
+__all__ = ["latest_session", "load_trace", "print_summary", "profile_summary", "sessions"]
 
 
 def sessions(output: str | Path) -> list[Path]:
@@ -43,3 +44,15 @@ def load_trace(path: str | Path) -> dict[str, Any]:
     with open(latest_session(path) / "trace.json") as file:
         trace: dict[str, Any] = json.load(file)
     return trace
+
+
+def print_summary(path: str | Path) -> int:
+    """`ascendsim prof-summary <dir>`: the trace's path and the summary; 1 when there is no session."""
+    try:
+        session = latest_session(path)
+    except FileNotFoundError as error:
+        print(f"ascendsim prof-summary: {error}", file=sys.stderr)
+        return 1
+    print(f"{session / 'trace.json'}: open it in https://ui.perfetto.dev or chrome://tracing\n")
+    print(profile_summary(session), end="")
+    return 0

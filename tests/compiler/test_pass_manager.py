@@ -119,9 +119,10 @@ def test_fixed_point_is_capped(temporary_passes: list[str]) -> None:
 
 def test_dump_to_a_directory(tmp_path: Path) -> None:
     report = PassManager(dump=tmp_path / "dumps").run(_graph())
-    files = sorted(p.name for p in (tmp_path / "dumps").iterdir())
+    files = sorted(p.name for p in (tmp_path / "dumps").glob("*.onnx"))
     assert files == [f"resnet_block_{i:02d}_{s}.onnx" for i, s in enumerate(STAGE_NAMES)]
-    for path in (tmp_path / "dumps").iterdir():
+    assert sorted(p.name for p in (tmp_path / "dumps").glob("*.dot")) == [f[:-4] + "dot" for f in files]
+    for path in (tmp_path / "dumps").glob("*.onnx"):
         onnx.checker.check_model(onnx.load(str(path)))
     assert f"dumped to {tmp_path / 'dumps'}" in report.format()
 
@@ -129,7 +130,7 @@ def test_dump_to_a_directory(tmp_path: Path) -> None:
 def test_dump_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(DUMP_ENV, str(tmp_path))
     PassManager().run(_graph(), stages=["stage2"])
-    assert [p.name for p in tmp_path.iterdir()] == ["resnet_block_03_stage2.onnx"]
+    assert [p.name for p in tmp_path.glob("*.onnx")] == ["resnet_block_03_stage2.onnx"]
 
 
 def test_dump_to_a_callback() -> None:

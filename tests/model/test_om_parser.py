@@ -1,10 +1,11 @@
 """The C++ .om loader (csrc/model/om_parser.cpp) through aclmdlQuerySizeFromMem / aclmdlGetDescFromMem: it
-accepts every file the compiler writes, and rejects truncated, corrupted, lying, foreign (Huawei ATC) files
-with the real error codes and a message, never crashing; on single-word corruptions it agrees with the
-Python reference reader (om_reader.py) file for file."""
+accepts every file the compiler writes (single-operator models of `atc --singleop` too), and rejects
+truncated, corrupted, lying, foreign (Huawei ATC) files with the real error codes and a message, never
+crashing; on single-word corruptions it agrees with the Python reference reader (om_reader.py) file for file."""
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pytest
 from model_helpers import address, compile_models
 
 import ascendcl as C
+from acl_helpers import ROOT, run_unit_check
 from ascendsim.compiler import om_format as F
 from ascendsim.compiler.om_reader import OmFormatError, parse_om
+from ascendsim.compiler.singleop import compile_single_ops
 
 DATA_SIZE_INVALID = 145006  # ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID
 PARSE_MODEL = 100013  # ACL_ERROR_PARSE_MODEL
@@ -23,6 +26,29 @@ PARSE_MODEL = 100013  # ACL_ERROR_PARSE_MODEL
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return compile_models(tmp_path_factory.mktemp("om"))
+
+
+# A single-operator model (docs/om-format.md §10) with everything §10 adds: dynamic dims with ranges, the
+# unknown-rank shape, a constant input, and attributes of every ATC type (bool, data type, list of int lists).
+SINGLE_OP = {"op": "Add", "name": "checked",
+             "input_desc": [{"format": "ND", "type": "float32", "shape": [-1, 4], "shape_range": [[1, 16]]},
+                            {"format": "ND", "type": "float32", "shape": [4], "is_const": True,
+                             "const_value": [1, 2, 3, 4]}],
+             "output_desc": [{"format": "ND", "type": "float32", "shape": [-2]}],
+             "attr": [{"name": "b", "type": "bool", "value": True}, {"name": "i", "type": "int", "value": -7},
+                      {"name": "dt", "type": "data_type", "value": 1},
+                      {"name": "lb", "type": "list_bool", "value": [False, True]},
+                      {"name": "f", "type": "float", "value": 0.1}, {"name": "lf", "type": "list_float", "value": []},
+                      {"name": "ls", "type": "list_string", "value": ["a", ""]},
+                      {"name": "lli", "type": "list_list_int", "value": [[1, 2], [], [3]]}]}
+
+
+@pytest.fixture(scope="module")
+def single_op(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    directory = tmp_path_factory.mktemp("single_op")
+    (directory / "ops.json").write_text(json.dumps([SINGLE_OP]))
+    (path,) = compile_single_ops(str(directory / "ops.json"), str(directory), "Ascend910B1")
+    return path.read_bytes()
 
 
 def c_parse(image: bytes) -> int:
@@ -67,13 +93,12 @@ def test_every_truncation_rejected(models: dict[str, Path]) -> None:
         assert c_parse(bytes(raw)) in (DATA_SIZE_INVALID, PARSE_MODEL), cut
 
 
-def test_corrupted_words_agree_with_reference_reader(models: dict[str, Path]) -> None:
+def test_corrupted_words_agree_with_reference_reader(models: dict[str, Path], single_op: bytes) -> None:
     """Every word outside the weights (a deterministic sample for the suite's time) set to a hostile or
     random value: the C++ loader accepts exactly the files the Python reader accepts, and never crashes."""
-    hostile = [0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFF, 0x100, 13, 7, 1, 0]
+    hostile = [0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFF, 0x100, 13, 7, 2, 1, 0]
     rng = np.random.default_rng(1)
-    for kind in ("batch", "aipp", "dims"):
-        image = models[kind].read_bytes()
+    for kind, image in [*((k, models[k].read_bytes()) for k in ("batch", "aipp", "dims")), ("single_op", single_op)]:
         weights_start, weights_size = parse_om(image).partitions["WEIGHTS_DATA"]
         offsets = [o for o in range(256, len(image) - 4, 4) if not weights_start <= o < weights_start + weights_size]
         for i, offset in enumerate(offsets[::2] if len(offsets) > 3000 else offsets):
@@ -225,3 +250,80 @@ def test_other_soc_refused_at_load(models: dict[str, Path], device: int) -> None
     model_id, ret = C.aclmdlLoadFromFile(str(models["static"]))
     assert ret == 0, C.aclGetRecentErrMsg()
     assert C.aclmdlUnload(model_id) == 0
+
+
+def test_single_operator_model_decoded(single_op: bytes, tmp_path: Path) -> None:
+    """tests/c/om_parser_check.cpp: what parse_om hands the runtime (NodeDef, TensorDef, IoDesc) for SINGLE_OP."""
+    (tmp_path / "checked.om").write_bytes(single_op)
+    sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "core" / "error.cpp",
+               ROOT / "csrc" / "core" / "log.cpp"]
+    result = run_unit_check(tmp_path, "om_parser_check", sources,
+                            env={"OM_PARSER_CHECK_FILE": str(tmp_path / "checked.om")})
+    assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
+
+
+def _patched(image: bytes, offset: int, fmt: str, value: int) -> bytes:
+    raw = bytearray(image)
+    struct.pack_into(fmt, raw, offset, value)
+    return bytes(raw)
+
+
+def _attr_record(image: bytes, name: str) -> int:
+    """File offset of the ATTR record named `name` (the first node's attributes of plan 0)."""
+    start = 256 + 8 + 24 * 4
+    head = F.MODEL_DEF_HEADER.unpack_from(image, start)
+    str_offset, str_size, attr_offset, attr_size = head[7:11]
+    strings = image[start + str_offset:start + str_offset + str_size]
+    for r in range(start + attr_offset, start + attr_offset + attr_size - F.ATTR.size + 1, 8):
+        name_id = struct.unpack_from("<I", image, r)[0]
+        if name_id < len(strings) and strings[name_id:].split(b"\0", 1)[0] == name.encode():
+            return r
+    raise KeyError(name)
+
+
+def test_single_operator_model_accepted(single_op: bytes) -> None:
+    om = parse_om(single_op)
+    assert om.model["single_op"] and om.model["format_version"] == "1.2"
+    assert om.plans[0]["nodes"][0]["attrs"] == {"b": True, "i": -7, "dt": 1, "lb": [False, True],
+                                                "f": float(np.float32(0.1)), "lf": [], "ls": ["a", ""],
+                                                "lli": [[1, 2], [], [3]]}
+    assert C.aclmdlQuerySizeFromMem(address(single_op), len(single_op)) == (0, 512, 0)
+    desc = C.aclmdlCreateDesc()
+    assert C.aclmdlGetDescFromMem(desc, address(single_op), len(single_op)) == 0
+    assert C.aclmdlGetNumInputs(desc) == 1  # the constant input is a weight, not a model input
+    assert C.aclmdlGetInputDims(desc, 0) == ({"name": "__input0", "dimCount": 2, "dims": [-1, 4]}, 0)
+    assert C.aclmdlGetOutputDims(desc, 0) == ({"name": "__output0", "dimCount": 1, "dims": [-2]}, 0)
+    assert C.aclmdlDestroyDesc(desc) == 0
+
+
+def _payload(image: bytes, record: int) -> int:
+    """File offset of what an ATTR record's value points to in the attribute blob."""
+    def_start = 256 + 8 + 24 * 4
+    return def_start + F.MODEL_DEF_HEADER.unpack_from(image, def_start)[9] + struct.unpack_from("<Q", image,
+                                                                                                record + 16)[0]
+
+
+def test_single_operator_rules(models: dict[str, Path], single_op: bytes) -> None:
+    """§10.6 and the attribute rules of §9, each broken once: both loaders refuse, with ACL_ERROR_PARSE_MODEL."""
+    def_start = 256 + 8 + 24 * 4
+    plan = def_start + F.MODEL_DEF_HEADER.unpack_from(single_op, def_start)[6]
+    node = def_start + F.PLAN.unpack_from(single_op, plan)[4]
+    static = models["static"].read_bytes()
+    lb, dt, lli, b = (_attr_record(single_op, n) for n in ("lb", "dt", "lli", "b"))
+    broken = {
+        "flag in a 1.1 file": _patched(single_op, def_start + 6, "<H", 1),
+        "flag cleared: dynamic dims, INT_LISTS and aux are errors": _patched(single_op, def_start + 12, "<I", 0),
+        "flag on a network": _patched(static, def_start + 12, "<I", F.FLAG_SINGLE_OP),
+        "node domain not cann": _patched(single_op, node + 8, "<I", 0),
+        "bool 2": _patched(single_op, b + 16, "<Q", 2),
+        "list of bools with a 5": _patched(single_op, _payload(single_op, lb), "<q", 5),
+        "data type 27": _patched(single_op, dt + 16, "<Q", 27),
+        "INTS aux 2": _patched(single_op, lb + 12, "<I", 2),
+        "FLOATS aux 1": _patched(single_op, lb + 4, "<I", int(F.AttrType.FLOATS)),
+        "INT_LISTS negative length": _patched(single_op, _payload(single_op, lli), "<q", -1),
+        "INT_LISTS length past the blob": _patched(single_op, _payload(single_op, lli), "<q", 1 << 40),
+        "attribute type 9": _patched(single_op, lli + 4, "<I", 9),
+    }
+    for what, image in broken.items():
+        assert c_parse(image) == PARSE_MODEL, what
+        assert not py_accepts(image), what

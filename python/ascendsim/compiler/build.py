@@ -130,6 +130,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             _check_static(graph)
         with clock("streams"):
             streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream)
+        _dump_streams(dump_graph, graph, streams, gear)
         with clock("memory"):
             memory = plan_memory(graph, streams, reuse=not disable_reuse_memory)
         result.plans.append(OmPlan(graph, streams, memory, flags, gear))
@@ -210,6 +211,15 @@ def _add_aipp(graph: Graph, configs: list[AippConfig], fmt: str | None, fp16_inp
     for kept, info in zip(first_gear, infos):
         kept.out_dims += info.out_dims
     return first_gear
+
+
+def _dump_streams(dump: str | None, graph: Graph, streams: StreamPlan, gear: Sequence[int]) -> None:
+    """--dump_graph: after the stage dumps, a picture of the final graph with its streams and events."""
+    if dump:
+        from .graph_dot import save_picture
+
+        suffix = "_gear" + "x".join(map(str, gear)) if gear else ""
+        save_picture(graph, Path(dump) / f"{graph.name}_05_streams{suffix}", streams, f"{graph.name}: streams and events")
 
 
 def _run_passes(graph: Graph, disabled: Iterable[str], dump: str | None) -> Any:

@@ -7,7 +7,8 @@ Stages marked fixed-point repeat their whole pass list until no pass changes the
 `max_iterations` times (XLA's HloPassFix cap of 25; ONNX Runtime repeats a level the same way). Any pass
 can be switched off by name (GE's `ge.disableOptimizations`). Each stage is timed (GE's
 GM_RUN_AND_DUMP_PERF) and optionally dumped after it runs: to a directory as ONNX through
-`onnx_export.to_onnx` (or `$ASCENDSIM_DUMP_GRAPH`), or to any callback.
+`onnx_export.to_onnx` plus a picture (graph_dot.py: DOT, SVG/PNG with Graphviz), or `$ASCENDSIM_DUMP_GRAPH`, or
+to any callback.
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ class PassManager:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{graph.name}_{index:02d}_{stage.name}.onnx"
         save_onnx(graph, path)
+        from ..graph_dot import save_picture
+
+        save_picture(graph, path.with_suffix(""), title=f"{graph.name} after {stage.title}")
         return str(path)
 
 
