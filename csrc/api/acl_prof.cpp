@@ -36,7 +36,7 @@ constexpr uint64_t kKnownDataTypes = ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL
 constexpr uint64_t kDefaultDataTypes = ACL_PROF_ACL_API | ACL_PROF_TASK_TIME;
 
 HandleRegistry<aclprofConfig>& configs() {
-  static auto* registry = new HandleRegistry<aclprofConfig>();
+  static auto* registry = new HandleRegistry<aclprofConfig>("profiling config");  // outlives late destructors
   return *registry;
 }
 

@@ -38,7 +38,7 @@ struct Range {
 };
 
 HandleRegistry<Stamp>& stamps() {
-  static auto* registry = new HandleRegistry<Stamp>();
+  static auto* registry = new HandleRegistry<Stamp>("msproftx stamp");  // outlives late destructors
   return *registry;
 }
 
