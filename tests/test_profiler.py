@@ -406,3 +406,21 @@ def test_msproftx_marks_and_ranges(tmp_path: Path) -> None:
     assert float(begin[0]["ts"]) <= float(finish[0]["ts"])
     summary = ascendsim.profile_summary(output)
     assert "User ranges" in summary and "\n  outer " in summary and "\n  range " in summary
+
+
+def test_leaked_configs_and_stamps_are_reported(tmp_path: Path) -> None:
+    output = tmp_path / "leaky"
+    code = f"""
+        from ascendcl import *
+        assert aclInit("") == 0
+        assert aclprofInit({str(output)!r}, {len(str(output))}) == 0
+        config = aclprofCreateConfig([0], ACL_AICORE_NONE, 0, ACL_PROF_MSPROFTX)
+        assert aclprofStart(config) == 0 and aclprofCreateStamp() != 0
+        assert aclFinalize() == 0  # finalizes the collection too; the config and the stamp stay leaked
+    """
+    result = run_python(code, env={"ASCENDSIM_PROFILE": "", "ASCEND_SLOG_PRINT_TO_STDOUT": "1",
+                                   "ASCEND_GLOBAL_LOG_LEVEL": "2"})
+    assert result.returncode == 0, result.stderr
+    assert "leaked profiling config" in result.stdout and "created by aclprofCreateConfig" in result.stdout
+    assert "leaked msproftx stamp" in result.stdout and "created by aclprofCreateStamp" in result.stdout
+    assert len(ascendsim.profiling.sessions(output)) == 1
