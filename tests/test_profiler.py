@@ -7,6 +7,7 @@ codes, the aclInit `profiler` section's errors, and nothing recorded when profil
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 from collections import defaultdict
@@ -105,6 +106,26 @@ def check_nesting(spans: list[Event]) -> None:
         open_spans.append(span)
 
 
+def check_summaries(output: Path, session: Path, nodes: list[Event]) -> None:
+    """summary.txt, op_summary.csv and op_statistic.csv agree with the trace's node spans."""
+    # msprof's CSV files: a row per node execution, a row per op type with the same counts.
+    with open(session / "op_summary.csv", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert len(rows) == len(nodes) and {r["OP Type"] for r in rows} == {e["args"]["op_type"] for e in nodes}
+    assert all(float(r["Task Duration(us)"]) >= 0 and float(r["Task Wait Time(us)"]) >= 0 for r in rows)
+    with open(session / "op_statistic.csv", newline="") as file:
+        counts = {r["OP Type"]: int(r["Count"]) for r in csv.DictReader(file)}
+    assert counts == {t: sum(1 for e in nodes if e["args"]["op_type"] == t) for t in counts}
+    assert sum(counts.values()) == len(nodes)
+
+    summary = ascendsim.profile_summary(output)
+    for op_type in ("Conv", "MaxPool", "Concat"):
+        assert f"\n  {op_type} " in summary
+    assert "aclmdlExecute " in summary and "MemcpyAsync HostToDevice" in summary
+    cli = run_python(f"from ascendsim.__main__ import main; raise SystemExit(main(['prof-summary', {str(output)!r}]))")
+    assert cli.returncode == 0 and "Op statistic" in cli.stdout and "trace.json" in cli.stdout, cli.stderr
+
+
 @pytest.mark.parametrize("switch", ["json", "api", "env"])
 def test_trace_of_the_known_program(switch: str, model_path: Path, tmp_path: Path) -> None:
     output = tmp_path / "prof"
@@ -166,13 +187,7 @@ def test_trace_of_the_known_program(switch: str, model_path: Path, tmp_path: Pat
     assert allocated and max(allocated) >= ids["copy_bytes"]
     assert all(c["args"]["reserved"] >= c["args"]["allocated"] for c in trace.counters)
 
-    summary = ascendsim.profile_summary(output)
-    for op_type in ("Conv", "MaxPool", "Concat"):
-        assert f"\n  {op_type} " in summary
-    assert "aclmdlExecute " in summary and "MemcpyAsync HostToDevice" in summary
-    cli = run_python(f"from ascendsim.__main__ import main; raise SystemExit(main(['prof-summary', {str(output)!r}]))")
-    assert cli.returncode == 0 and "Op statistic" in cli.stdout and "trace.json" in cli.stdout, cli.stderr
-
+    check_summaries(output, sessions[0], nodes)
 
 def test_api_mode_records_only_what_the_config_asks(model_path: Path, tmp_path: Path) -> None:
     # ACL_PROF_ACL_API alone: host API calls, no stream task.

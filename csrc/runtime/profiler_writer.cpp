@@ -4,7 +4,9 @@
 //                                         (one track per stream with its tasks, model streams with their
 //                                         nodes, and the "device memory" counter);
 //   <output>/PROF_<pid>_<n>/summary.txt  msprof-style tables: time per op type (msprof's op_statistic
-//                                         columns), the slowest nodes, stream tasks and host API calls.
+//                                         columns), the slowest nodes, stream tasks and host API calls;
+//   <output>/PROF_<pid>_<n>/op_summary.csv, op_statistic.csv   msprof's two CSV files for the model nodes:
+//                                         one row per node execution, one row per op type.
 // Times are microseconds with nanosecond decimals; a span's parent comes before it (sorted by start time,
 // then longest first), so viewers nest spans that start together correctly.
 #include <sys/stat.h>
@@ -143,14 +145,61 @@ void write_table(std::FILE* f, const char* title, const char* key_header, const 
   std::fprintf(f, "\n");
 }
 
+bool is_node(const Record& r) { return r.phase == 'X' && std::strcmp(r.category, "node") == 0; }
+
+std::map<std::string, Stat> op_type_stats(const std::vector<Record>& records) {
+  std::map<std::string, Stat> op_types;
+  for (const Record& r : records)
+    if (is_node(r)) op_types[r.text].add(r.end - r.start);
+  return op_types;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// msprof's op_summary: one row per node execution, in time order. The wait time is the gap since the
+// previous node on the same track ended (0 for the first).
+void write_op_summary(std::FILE* f, const std::vector<Record>& records, const std::vector<Track>& tracks) {
+  std::fprintf(f, "Op Name,OP Type,Stream,Task Start Time(us),Task Duration(us),Task Wait Time(us)\n");
+  std::map<uint32_t, uint64_t> last_end;
+  for (const Record& r : records) {
+    if (!is_node(r)) continue;
+    auto it = last_end.find(r.track);
+    const uint64_t wait = it != last_end.end() && r.start > it->second ? r.start - it->second : 0;
+    last_end[r.track] = r.end;
+    std::fprintf(f, "%s,%s,%s,%s,%s,%s\n", csv_field(r.name).c_str(), csv_field(r.text).c_str(),
+                 csv_field(tracks[r.track - 1].name).c_str(), micros(r.start).c_str(), micros(r.end - r.start).c_str(),
+                 micros(wait).c_str());
+  }
+}
+
+// msprof's op_statistic: per op type, slowest first.
+void write_op_statistic(std::FILE* f, const std::vector<Record>& records) {
+  const std::map<std::string, Stat> stats = op_type_stats(records);
+  std::vector<std::pair<std::string, Stat>> rows(stats.begin(), stats.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+  uint64_t sum = 0;
+  for (const auto& row : rows) sum += row.second.total;
+  std::fprintf(f, "OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%%)\n");
+  for (const auto& [type, s] : rows)
+    std::fprintf(f, "%s,%" PRIu64 ",%s,%s,%.3f,%s,%.2f\n", csv_field(type).c_str(), s.count, micros(s.total).c_str(),
+                 micros(s.min).c_str(), s.total / 1e3 / s.count, micros(s.max).c_str(),
+                 sum ? 100.0 * s.total / sum : 0.0);
+}
+
 void write_summary(std::FILE* f, const std::vector<Record>& records) {
-  std::map<std::string, Stat> op_types, nodes, models, tasks, apis, ranges;
+  const std::map<std::string, Stat> op_types = op_type_stats(records);
+  std::map<std::string, Stat> nodes, models, tasks, apis, ranges;
   for (const Record& r : records) {
     if (r.phase != 'X' && r.phase != 'b') continue;
     const uint64_t ns = r.end - r.start;
     const std::string category = r.category;
     if (category == "node") {
-      op_types[r.text].add(ns);
       nodes[r.name + " (" + r.text + ")"].add(ns);
     } else if (category == "model") {
       models[r.name].add(ns);
@@ -171,17 +220,14 @@ void write_summary(std::FILE* f, const std::vector<Record>& records) {
   write_table(f, "User ranges (msproftx push/pop and range start/stop)", "Message", ranges, SIZE_MAX);
 }
 
-bool write_file(const std::string& path, std::string* error, const std::vector<Record>& records,
-                const std::vector<Track>* tracks) {
+template <typename Write>
+bool write_file(const std::string& path, std::string* error, Write write) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot create " + path + ": " + std::strerror(errno);
     return false;
   }
-  if (tracks != nullptr)
-    write_trace(f, records, *tracks);
-  else
-    write_summary(f, records);
+  write(f);
   if (std::fclose(f) != 0) {
     *error = "cannot write " + path + ": " + std::strerror(errno);
     return false;
@@ -224,8 +270,10 @@ bool end_session(std::string* error) {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   });
   if (!make_directory(dir, error)) return false;
-  return write_file(dir + "/trace.json", error, records, &tracks) &&
-         write_file(dir + "/summary.txt", error, records, nullptr);
+  return write_file(dir + "/trace.json", error, [&](std::FILE* f) { write_trace(f, records, tracks); }) &&
+         write_file(dir + "/summary.txt", error, [&](std::FILE* f) { write_summary(f, records); }) &&
+         write_file(dir + "/op_summary.csv", error, [&](std::FILE* f) { write_op_summary(f, records, tracks); }) &&
+         write_file(dir + "/op_statistic.csv", error, [&](std::FILE* f) { write_op_statistic(f, records); });
 }
 
 }  // namespace ascendsim::prof

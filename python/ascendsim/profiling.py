@@ -2,8 +2,9 @@
 
 Each profiling session (aclprofInit..aclprofFinalize, or aclInit..aclFinalize with the `profiler` section of
 the JSON file or ASCENDSIM_PROFILE=<dir>) writes a directory `<output>/PROF_<pid>_<n>/` holding `trace.json`
-(Chrome trace events: open it in https://ui.perfetto.dev or chrome://tracing) and `summary.txt` (msprof-style
-tables: time per op type, top nodes, stream tasks, host API calls). These helpers find the newest session
+(Chrome trace events: open it in https://ui.perfetto.dev or chrome://tracing), `summary.txt` (msprof-style
+tables: time per op type, top nodes, stream tasks, host API calls) and msprof's `op_summary.csv` /
+`op_statistic.csv`. These helpers find the newest session
 under an output directory and return its summary or its trace.
 """
 
