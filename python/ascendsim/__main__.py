@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
                                             "planned memory, weights, nodes")
     show.add_argument("om", help="the .om file")
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    summary = commands.add_parser("prof-summary", help="print the summary of the newest profiling session under a "
+                                                       "directory (see docs/profiling.md)")
+    summary.add_argument("directory", help="the profiler's output directory, or one PROF_* session in it")
     args = parser.parse_args(argv)
     if args.command == "memory":
         from .memory_snapshot import print_snapshot_file
@@ -73,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         from .runtime_demo import run as run_runtime
 
         return 0 if run_runtime(args.device, args.megabytes) else 1
-    return 2
+    assert args.command == "prof-summary"  # the last one (argparse refuses unknown commands)
+    from .profiling import print_summary
 
+    return print_summary(args.directory)
 
 if __name__ == "__main__":
     sys.exit(main())
