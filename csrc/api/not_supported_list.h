@@ -79,8 +79,6 @@ ACL_NOT_SUPPORTED(aclError, aclmdlInitDump, ())
 ACL_NOT_SUPPORTED(aclError, aclmdlSetDump, (const char *dumpCfgPath))
 ACL_NOT_SUPPORTED(aclError, aclmdlFinalizeDump, ())
 /* acl_op.h */
-ACL_NOT_SUPPORTED(aclError, aclopSetModelDir, (const char *modelDir))
-ACL_NOT_SUPPORTED(aclError, aclopLoad, (const void *model, size_t modelSize))
 ACL_NOT_SUPPORTED(aclError, aclopCreateKernel, (const char *opType, const char *kernelId, const char *kernelName, void *binData, int binSize, aclopEngineType enginetype, aclDataDeallocator deallocator))
 ACL_NOT_SUPPORTED(aclError, aclopRegisterCompileFunc, (const char *opType, aclopCompileFunc func))
 ACL_NOT_SUPPORTED(aclError, aclopUnregisterCompileFunc, (const char *opType))

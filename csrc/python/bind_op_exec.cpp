@@ -49,6 +49,12 @@ bool parse_ptrs(PyObject* self, Py_ssize_t index, PyObject* arg, Ptrs<T>* out) {
   return parse_list(self, index, arg, &out->items);
 }
 
+// opPath: a str, or None for NULL.
+bool parse_path(PyObject* self, Py_ssize_t index, PyObject* arg, const char** out) {
+  if (arg == Py_None) return true;
+  return parse_input(self, index, arg, out);
+}
+
 using Descs = Ptrs<aclTensorDesc>;
 using Bufs = Ptrs<aclDataBuffer>;
 
@@ -112,7 +118,7 @@ PyObject* compile_and_execute(PyObject* self, PyObject* const* args, Py_ssize_t 
       !parse_input(self, 4, args[4], &n_out) || !parse_ptrs(self, 5, args[5], &out_d) ||
       !parse_ptrs(self, 6, args[6], &out_b) || !parse_input(self, 7, args[7], &attr) ||
       !parse_input(self, 8, args[8], &engine) || !parse_input(self, 9, args[9], &flag) ||
-      !parse_input(self, 10, args[10], &path) || !parse_input(self, 11, args[11], &stream))
+      !parse_path(self, 10, args[10], &path) || !parse_input(self, 11, args[11], &stream))
     return nullptr;
   if (V2)
     return ret(aclopCompileAndExecuteV2(type, n_in, in_d.data(), in_b.data(), n_out, out_d.data(), out_b.data(), attr,
@@ -134,7 +140,7 @@ PyObject* compile_c(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
       !parse_ptrs(self, 2, args[2], &in_d) || !parse_input(self, 3, args[3], &n_out) ||
       !parse_ptrs(self, 4, args[4], &out_d) || !parse_input(self, 5, args[5], &attr) ||
       !parse_input(self, 6, args[6], &engine) || !parse_input(self, 7, args[7], &flag) ||
-      !parse_input(self, 8, args[8], &path))
+      !parse_path(self, 8, args[8], &path))
     return nullptr;
   return ret(aclopCompile(type, n_in, in_d.data(), n_out, out_d.data(), attr, engine, flag, path));
 }
@@ -228,6 +234,8 @@ void bind_op_exec_functions(PyObject* module) {
   bind<&aclopCast>(module, "aclopCast");
   bind<&aclopCreateHandleForCast>(module, "aclopCreateHandleForCast");
   bind<&aclopDestroyHandle>(module, "aclopDestroyHandle");
+  bind<&aclopSetModelDir>(module, "aclopSetModelDir");
+  bind<&aclopLoad>(module, "aclopLoad");
   bind<&ascendsimGetOpCacheStats>(module, "ascendsimGetOpCacheStats");
 }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import _core
 
-__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "memory_stats", "reset_peak_memory_stats", "toolkit_root"]
+__all__ = ["compile", "empty_cache", "get_include", "get_library_dir", "memory_stats", "op_cache_stats", "reset_peak_memory_stats", "toolkit_root"]
 
 
 def __getattr__(name: str) -> object:
@@ -49,6 +49,15 @@ def reset_peak_memory_stats(device_id: int) -> None:
     """Start the peak figures of memory_stats() again from the current values."""
     if _core.ascendsimResetPeakMemoryStats(device_id) != 0:
         raise RuntimeError(_core.aclGetRecentErrMsg())
+
+
+def op_cache_stats() -> dict[str, int]:
+    """The single-operator cache: kernel lookups that hit or missed (built a kernel), the kernels cached, and
+    the operator signatures registered by single-op models and aclopCompile*."""
+    stats, ret = _core.ascendsimGetOpCacheStats()
+    if ret != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg())
+    return stats
 
 
 def empty_cache(device_id: int) -> None:
