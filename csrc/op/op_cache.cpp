@@ -97,12 +97,14 @@ std::string signature_key(const OpCall& call, bool with_values) {
     }
     key += std::to_string(t.dtype) + ',' + std::to_string(t.format) + ',' + std::to_string(t.storage_format);
     put_dims(&key, t.dims);
+    if (!t.is_static())
+      for (const auto& [lo, hi] : t.ranges) key += std::to_string(lo) + '~' + std::to_string(hi) + ',';
     if (with_values && t.values) key += std::to_string(t.values->size()) + '#' + std::string(t.values->begin(), t.values->end());
     key += ';';
   }
   key += '|';
   for (const OpTensor& t : call.outputs) {
-    key += std::to_string(t.format) + ',' + std::to_string(t.storage_format);
+    key += std::to_string(t.dtype) + ',' + std::to_string(t.format) + ',' + std::to_string(t.storage_format);
     if (t.is_static()) put_dims(&key, t.dims);
     key += ';';
   }

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from op_helpers import Const, Out
 
 RNG = np.random.default_rng(7)
@@ -54,7 +53,7 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
-def pool2d(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], pads: tuple[int, int, int, int], mode: str,
+def pool2d(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], pads: tuple[int, int, int, int], mode: str, *,
            ceil: bool = False, exclusive: bool = True) -> np.ndarray:
     """NCHW pooling; pads [top, bottom, left, right]; padding is ignored by max and (exclusive) average."""
     n, c, h, w = x.shape
@@ -79,10 +78,10 @@ def pool2d(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], pads: tuple[in
     return out
 
 
-def conv2d(x: np.ndarray, w: np.ndarray, stride: int, pad: tuple[int, int, int, int], groups: int = 1,
+def conv2d(x: np.ndarray, w: np.ndarray, stride: int, pad: tuple[int, int, int, int], *, groups: int = 1,
            dilation: int = 1) -> np.ndarray:
     xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[1]), (pad[2], pad[3])))
-    n, c, h, wd = xp.shape
+    n, _, h, wd = xp.shape
     m, cg, kh, kw = w.shape
     ekh, ekw = dilation * (kh - 1) + 1, dilation * (kw - 1) + 1
     oh, ow = (h - ekh) // stride + 1, (wd - ekw) // stride + 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -132,7 +132,7 @@ def compile_op(op_type: str, ins: list[Tensor], outs: list[Tensor], attr: int) -
                           c.ACL_ENGINE_SYS, c.ACL_COMPILE_SYS, None)
 
 
-def execute(op_type: str, ins: list[Tensor], outs: list[Tensor], attr: int, stream: int, face: str = "c",
+def execute(op_type: str, ins: list[Tensor], outs: list[Tensor], attr: int, stream: int, *, face: str = "c",
             v2: bool = True) -> int:
     """One execution through a face: "c" (ascendcl aclopExecute(V2)) or "acl" (acl.op.execute(_v2))."""
     in_d, in_b = [t.desc for t in ins], [t.buffer for t in ins]
@@ -150,7 +150,7 @@ def desc_dims(desc: int) -> list[int]:
 
 
 def run_op(op_type: str, inputs: list[np.ndarray | Const | Host], outputs: list[Out], attrs: dict[str, Any] | None,
-           stream: int, face: str = "c", v2: bool = True, fmt: int = c.ACL_FORMAT_ND) -> list[np.ndarray]:
+           stream: int, *, face: str = "c", v2: bool = True, fmt: int = c.ACL_FORMAT_ND) -> list[np.ndarray]:
     """Compiles and runs `op_type`; returns the outputs (shaped by the V2 description update when dims are -1)."""
     ins = [input_tensor(v, fmt) for v in inputs]
     size = max([int(np.prod(t.array.shape if isinstance(t, (Const, Host)) else np.shape(t))) for t in inputs] + [1])
@@ -159,10 +159,32 @@ def run_op(op_type: str, inputs: list[np.ndarray | Const | Host], outputs: list[
     attr = make_attr(attrs or {})
     try:
         check(compile_op(op_type, ins, outs, attr))
-        check(execute(op_type, ins, outs, attr, stream, face, v2))
+        check(execute(op_type, ins, outs, attr, stream, face=face, v2=v2))
         check(c.aclrtSynchronizeStream(stream))
         return [t.read(o.dtype, desc_dims(t.desc)) for t, o in zip(outs, outputs, strict=True)]
     finally:
         c.aclopDestroyAttr(attr)
         for t in ins + outs:
+            t.free()
+
+
+class OpTensors:
+    """Input and output tensors of one call, freed on exit: `ins`, `outs`, their descs and buffers."""
+
+    def __init__(self, inputs: list[np.ndarray | Const | Host], outputs: list[Out], fmt: int = c.ACL_FORMAT_ND,
+                 out_size: int | None = None) -> None:
+        self.ins = [input_tensor(v, fmt) for v in inputs]
+        self.outs = [device_tensor(None, o.dtype, o.dims, o.fmt, size=out_size) for o in outputs]
+
+    def descs(self) -> tuple[list[int], list[int]]:
+        return [t.desc for t in self.ins], [t.desc for t in self.outs]
+
+    def buffers(self) -> tuple[list[int], list[int]]:
+        return [t.buffer for t in self.ins], [t.buffer for t in self.outs]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for t in self.ins + self.outs:
             t.free()

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from op_cases import CASES, Case
 from op_helpers import run_op
 
@@ -41,5 +40,5 @@ def test_v1_execute_runs_too(stream: int) -> None:
 
 
 def test_every_operator_of_the_table_has_a_case() -> None:
-    names = set(re.findall(r"^CANN_OP\(\s*(\w+)", TABLE.read_text(), re.M))
+    names = set(re.findall(r"^CANN_OP\(\s*(\w+)", TABLE.read_text(), re.MULTILINE))
     assert names == {c.op for c in CASES}
