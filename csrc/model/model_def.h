@@ -3,6 +3,7 @@
 // weight bytes stay in the caller's file image (`weights` points into it).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,7 @@ struct TensorDef {
   uint32_t io_index = kNone;  // Input/Output: the model input/output index
   uint64_t offset = 0;        // FeatureMap: in the arena; Weight: in the weights
   uint64_t size = 0;
-  std::vector<int64_t> dims;
+  std::vector<int64_t> dims;  // single-operator inputs/outputs: -1 dynamic dims, or {-2} (unknown rank)
 };
 
 struct NodeDef {
@@ -36,6 +37,9 @@ struct NodeDef {
   std::vector<uint32_t> outputs;  // tensor ids
   kernels::Attrs attrs;
   uint32_t flags = 0;             // kernels::kRoundOutputsFp16 | kRoundInputsFp16 | kView
+  // Single-operator models (docs/om-format.md §10.4): the ATC type of each INT / INTS attribute that is not a
+  // plain int (the ATTR aux: 1 bool, 2 data type). Kernels read ints; aclopExecute* matches types with it.
+  std::map<std::string, uint32_t> atc_types;
 };
 
 enum class TaskType : uint32_t { Kernel = 0, EventRecord = 1, EventWait = 2 };
@@ -83,6 +87,7 @@ struct AippDef {
 struct ModelDef {
   std::string name;
   std::string soc_version;
+  bool single_op = false;               // MODEL_DEF flag SINGLE_OP: one "cann" node (docs/om-format.md §10)
   uint32_t dynamic_type = 0;            // 0 fixed, 1 batch, 2 image (HW), 3 dims
   uint32_t gear_dim_count = 0;
   uint32_t precision_mode = 0;

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -172,6 +173,8 @@ constexpr const char* kPartitionNames[4] = {"MODEL_DEF", "WEIGHTS_DATA", "TASK_I
 constexpr uint64_t kModelDefHeader = 96, kPlanSize = 64, kTensorSize = 104, kNodeSize = 48, kAttrSize = 24;
 constexpr uint32_t kMaxPlans = 100, kMaxRank = 8, kMaxAttrDepth = 8;
 constexpr uint32_t kNodeFlags = 7;
+constexpr uint32_t kFlagDynamicGears = 1, kFlagSingleOp = 2;  // MODEL_DEF flags
+constexpr uint32_t kIntLists = 8, kAuxBool = 1, kAuxDataType = 2;  // §4.5 / §10.4
 
 class Parser {
  public:
@@ -275,8 +278,12 @@ class Parser {
                                            : gear_dims == dynamic_type;  // FIXED 0, BATCH 1, IMAGE 2
     CHECK_MODEL(dims_ok, "gear_dim_count %u does not fit dynamic_type %u", gear_dims, dynamic_type);
     const bool fixed = dynamic_type == 0;
-    CHECK_MODEL((flags & ~1u) == 0 && ((flags & 1u) != 0) != fixed,
+    CHECK_MODEL((flags & ~(kFlagDynamicGears | kFlagSingleOp)) == 0 && ((flags & kFlagDynamicGears) != 0) != fixed,
                 "flags 0x%x: unknown bits or dynamic flag not matching dynamic_type", flags);
+    m_.single_op = (flags & kFlagSingleOp) != 0;
+    CHECK_MODEL(!m_.single_op || (minor >= 2 && fixed),
+                "single-operator flag in a format %u.%u file or a dynamic_type %u model (needs 1.2 and FIXED)", major,
+                minor, dynamic_type);
     CHECK_MODEL(fixed ? plan_count == 1 : plan_count >= 2, "plan_count %u for dynamic_type %u", plan_count,
                 dynamic_type);
     CHECK_MODEL(fixed ? dynamic_index == kNone : dynamic_index == input_count_ - 1,
@@ -346,6 +353,7 @@ class Parser {
     for (uint32_t t = 0; t < tensor_count; ++t)
       CHECK_MODEL(p->tensors[t].kind != TensorKind::Output || produced[t] == 1,
                   "plan %u: OUTPUT tensor %u is written by %u nodes, not exactly one", plan_index, t, produced[t]);
+    if (m_.single_op) single_op_plan(*p);
     p->input_ids = u32_array(d, in_offset, input_count_, "input ids");
     p->output_ids = u32_array(d, out_offset, output_count_, "output ids");
     for (uint32_t k = 0; k < input_count_; ++k) {
@@ -372,6 +380,15 @@ class Parser {
     }
   }
 
+  // §10.6: one node in the "cann" domain, every input a tensor, no feature map.
+  static void single_op_plan(const PlanDef& p) {
+    CHECK_MODEL(p.nodes.size() == 1 && p.nodes[0].domain == "cann",
+                "single-operator model with %zu nodes or a domain other than \"cann\"", p.nodes.size());
+    for (uint32_t id : p.nodes[0].inputs) CHECK_MODEL(id != kNone, "single-operator model: a node input without a tensor");
+    for (const TensorDef& t : p.tensors)
+      CHECK_MODEL(t.kind != TensorKind::FeatureMap, "single-operator model with a FEATURE_MAP tensor");
+  }
+
   // ---- §4.3 TENSOR ----
   void tensor(uint64_t offset, uint32_t i, const PlanDef& p, TensorDef* t) {
     const Span d = part_[0];
@@ -383,15 +400,25 @@ class Parser {
     CHECK_MODEL(itemsize != 0, "tensor %u: unknown dtype %u", i, dtype);
     CHECK_MODEL(known_format(format), "tensor %u: unknown format %u", i, format);
     CHECK_MODEL(kind <= 3, "tensor %u: unknown kind %u (0..3)", i, kind);
+    // single-operator inputs/outputs may have -1 dims or be the unknown-rank shape {-2} (§10.3), with size 0
+    const bool dynamic_ok = m_.single_op && (kind == 2 || kind == 3);
+    bool dynamic = false, valid = true;
     t->dims.resize(rank);
     for (uint32_t k = 0; k < kMaxRank; ++k) {
       const int64_t dim = d.i64(offset + 40 + 8 * k);
-      CHECK_MODEL(k < rank ? dim >= 0 : dim == 0, "tensor %u: dims negative or unused dims non-zero", i);
-      if (k < rank) t->dims[k] = dim;
+      if (k >= rank) {
+        valid = valid && dim == 0;
+        continue;
+      }
+      t->dims[k] = dim;
+      dynamic = dynamic || dim < 0;
+      valid = valid && (dim >= 0 || (dynamic_ok && (dim == -1 || (dim == -2 && rank == 1))));
     }
+    CHECK_MODEL(valid, "tensor %u: dims negative or unused dims non-zero", i);
     uint64_t elements = 0;
-    CHECK_MODEL(product(t->dims, &elements) && elements <= std::numeric_limits<uint64_t>::max() / itemsize &&
-                    t_size == elements * itemsize,
+    CHECK_MODEL(dynamic ? t_size == 0
+                        : product(t->dims, &elements) && elements <= std::numeric_limits<uint64_t>::max() / itemsize &&
+                              t_size == elements * itemsize,
                 "tensor %u: size %llu != product(dims) x itemsize", i, static_cast<unsigned long long>(t_size));
     t->kind = static_cast<TensorKind>(kind);
     if (t->kind == TensorKind::FeatureMap || t->kind == TensorKind::Weight) {
@@ -438,7 +465,7 @@ class Parser {
     CHECK_MODEL((n->flags & ~kNodeFlags) == 0, "node %u: unknown flags 0x%x", i, n->flags);
     CHECK_MODEL(blob_.has(a_offset, a_count, kAttrSize), "node %u: attributes out of bounds", i);
     try {
-      decode_attrs(a_offset, a_count, 0, &n->attrs);
+      decode_attrs(a_offset, a_count, 0, &n->attrs, &n->atc_types);
     } catch (ParseError& error) {
       error.message = "node " + std::to_string(i) + ": attribute: " + error.message;
       throw;
@@ -456,7 +483,8 @@ class Parser {
                 "%s misaligned or outside the attribute blob", what);
   }
 
-  void decode_attrs(uint64_t offset, uint64_t count, uint32_t depth, kernels::Attrs* attrs) {
+  void decode_attrs(uint64_t offset, uint64_t count, uint32_t depth, kernels::Attrs* attrs,
+                    std::map<std::string, uint32_t>* atc_types = nullptr) {
     CHECK_MODEL(depth <= kMaxAttrDepth, "attributes nested deeper than 8 DICTS levels");
     span(offset, count, kAttrSize, "ATTR records");
     CHECK_MODEL(count <= attr_budget_, "more attribute records than the attribute blob holds (self-referring DICTS)");
@@ -465,12 +493,59 @@ class Parser {
       const uint64_t r = offset + kAttrSize * i;
       const uint32_t name = blob_.u32(r), type = blob_.u32(r + 4), n = blob_.u32(r + 8), aux = blob_.u32(r + 12);
       const uint64_t value = blob_.u64(r + 16);
-      CHECK_MODEL(type <= 7, "attribute type %u is unknown (0..7)", type);
-      CHECK_MODEL(aux <= 1 && (aux == 0 || (type == 7 && n == 1)), "attribute aux %u is invalid for type %u", aux,
-                  type);
+      CHECK_MODEL(type <= 7 || (type == kIntLists && m_.single_op),
+                  "attribute type %u is unknown (0..7; 8 in a single-operator model)", type);
+      CHECK_MODEL(aux_valid(type, n, aux), "attribute aux %u is invalid for type %u", aux, type);
       kernels::AttrValue v;
       decode_value(type, n, value, depth, &v);
-      attrs->set(string_at(name), std::move(v));
+      const std::string key = string_at(name);
+      if ((type == 0 || type == 3) && aux != 0) {
+        check_aux_values(aux, v);
+        if (atc_types != nullptr) (*atc_types)[key] = aux;
+      }
+      attrs->set(key, std::move(v));
+    }
+  }
+
+  // DICTS: aux 1 = one dict; single-operator models (§10.4): INT aux 0 int / 1 bool / 2 data type, INTS 0 / 1.
+  bool aux_valid(uint32_t type, uint32_t n, uint32_t aux) const {
+    if (type == 7) return aux == 0 || (aux == 1 && n == 1);
+    if (m_.single_op && type == 0) return aux <= kAuxDataType;
+    if (m_.single_op && type == 3) return aux <= kAuxBool;
+    return aux == 0;
+  }
+
+  // A bool is 0 or 1, a data type an aclDataType of §4.3.
+  static void check_aux_values(uint32_t aux, const kernels::AttrValue& v) {
+    if (aux == kAuxBool) {
+      bool ok = v.type == kernels::AttrValue::Type::Ints || v.i == 0 || v.i == 1;  // INTS: every element below
+      for (int64_t b : v.ints) ok = ok && (b == 0 || b == 1);
+      CHECK_MODEL(ok, "bool attribute value is not 0 or 1");
+    } else if (aux == kAuxDataType) {
+      CHECK_MODEL(v.i >= 0 && v.i <= 0xFFFFFFFF && itemsize_of(static_cast<uint32_t>(v.i)) != 0,
+                  "data type attribute value %lld is not a known aclDataType", static_cast<long long>(v.i));
+    }
+  }
+
+  // INT_LISTS (§4.5): i64 len[n], then the values of every list.
+  void decode_int_lists(uint32_t n, uint64_t value, std::vector<std::vector<int64_t>>* out) const {
+    span(value, n, 8, "INT_LISTS lengths");
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      const int64_t len = blob_.i64(value + 8ull * k);
+      CHECK_MODEL(len >= 0 && static_cast<uint64_t>(len) <= blob_.size() / 8 - total,
+                  "INT_LISTS length %lld negative or past the attribute blob", static_cast<long long>(len));
+      total += static_cast<uint64_t>(len);
+    }
+    const uint64_t values = value + 8ull * n;
+    span(values, total, 8, "INT_LISTS values");
+    out->resize(n);
+    uint64_t at = values;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint64_t len = static_cast<uint64_t>(blob_.i64(value + 8ull * k));
+      (*out)[k].resize(len);
+      if (len) std::memcpy((*out)[k].data(), blob_.data() + at, 8 * len);
+      at += 8 * len;
     }
   }
 
@@ -511,6 +586,10 @@ class Parser {
       case 6:
         v->type = T::Tensor;
         decode_tensor(n, value, &v->tensor);
+        return;
+      case kIntLists:
+        v->type = T::IntLists;
+        decode_int_lists(n, value, &v->int_lists);
         return;
       default:
         v->type = T::Dicts;

@@ -5,6 +5,7 @@ on a terminal, like ATC; one line per stage with --log=info/debug), and "ATC run
 use." on success (exit 0); on failure "ATC run failed, Please check the detail log, Try 'atc --help' for more
 information" followed by the error (E10001-style for bad parameter values), exit 255 (ATC's main returns -1).
 --mode=1 --om=x.om --json=x.json dumps an .om as JSON. Only --framework=5 (ONNX) is supported.
+--singleop=list.json --output=<dir> compiles ATC's single-operator JSON list, one .om per entry (singleop.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +25,7 @@ SUCCESS = "ATC run success, welcome to the next use."
 FAILED = "ATC run failed, Please check the detail log, Try 'atc --help' for more information"
 FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "Onnx"}
 LOG_LEVELS = ("debug", "info", "warning", "error", "null")
+ERROR_CODE = re.compile(r"E[0-9A-Z]\d{4}: ")  # ATC's error codes: E10001, E13014, EZ3003, ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,7 +56,8 @@ atc --model=./resnet50.onnx --framework=5 --output=./resnet50 --soc_version=Asce
   --framework         Framework type. 5:Onnx (0:Caffe, 1:MindSpore, 3:Tensorflow are not supported by ascendsim)
   --om                The model file to be converted to json (--mode=1)
   --json              The output json file path&name (--mode=1)
-  --output            Output file path&name (.om is appended)
+  --output            Output file path&name (.om is appended); with --singleop, the output directory
+  --singleop          Single-operator JSON list (one .om per operator, named as ATC names them)
   --soc_version       The soc version, e.g. Ascend910B
   --input_shape       "input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2" (-1 for dynamic dims)
   --input_format      NCHW (default for 4-D inputs), ND or NCDHW
@@ -83,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _run(args)
     except CompileError as error:
         print(FAILED, flush=True)
-        print(str(error) if str(error).startswith("E1") else f"E19999: {error}", flush=True)
+        print(str(error) if ERROR_CODE.match(str(error)) else f"E19999: {error}", flush=True)
         return 255
     except KeyboardInterrupt:
         print(FAILED)
@@ -103,14 +107,14 @@ def _invalid(flag: str, value: str, reason: str) -> CompileError:
 def _run(args: argparse.Namespace) -> None:
     if args.log not in LOG_LEVELS:
         raise _invalid("log", args.log, f"The value must be one of {', '.join(LOG_LEVELS)}.")
+    if args.singleop:
+        _single_op(args)
+        return
     if args.mode not in ("0", "1"):
         raise _invalid("mode", args.mode, "ascendsim supports 0 (generate offline model) and 1 (model to json).")
     if args.mode == "1":
         _to_json(args)
         return
-    if args.singleop:
-        raise _invalid("singleop", args.singleop, "single-operator compilation is not supported by ascendsim; "
-                                                  "compile a model with --model instead.")
     for flag in ("soc_version", "output", "model"):
         if not getattr(args, flag):
             raise CompileError(f"E10054: The required parameter [--{flag}] for ATC is empty.")
@@ -144,6 +148,29 @@ def _run(args: argparse.Namespace) -> None:
         print()
     # What the compiler did, as GE's log lines; every stage's detail with --log=info.
     print(result.summary() if verbose else result.brief(), flush=True)
+
+
+def _single_op(args: argparse.Namespace) -> None:
+    """ATC's CheckAndRunSingleOp / GenerateSingleOp: --output is a directory (created if missing)."""
+    if args.framework != "-1" or args.insert_op_conf or args.mode != "0":
+        raise _invalid("singleop", args.singleop, "When --singleop is specified, only one of the following "
+                       "parameters can be used: {--display_model_info, --mode, --framework, --insert_op_conf}.")
+    if args.model:
+        raise CompileError("E10047: --singleop and --model are mutually exclusive.")
+    if not args.soc_version:
+        raise CompileError("E10054: The required parameter [--soc_version] for ATC is empty.")
+    output = Path(args.output or ".")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _invalid("output", args.output, f"The directory cannot be created: {error.strerror}.") from None
+    if not os.access(output, os.W_OK):
+        raise _invalid("output", args.output, "The directory is not writable.")
+    from .singleop import compile_single_ops
+
+    written = compile_single_ops(args.singleop, os.fspath(output), args.soc_version)
+    print(f"{len(written)} single-operator model(s) in {os.fspath(output)}: "
+          f"{', '.join(path.name for path in written)}", flush=True)
 
 
 def _check_output(output: str) -> None:

@@ -9,14 +9,27 @@ Nested dicts are arrays of ATTR records again, so a reader decodes everything wi
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .ir import DType
-from .om_format import ATTR, AttrType, pad_to
+from .om_format import ATTR, AttrAux, AttrType, pad_to
+
+
+@dataclass(frozen=True)
+class Typed:
+    """An attribute whose record type is given, not inferred from the Python value: a single-operator model
+    keeps ATC's attribute types (docs/om-format.md §10.4), so an empty list of floats stays FLOATS and a bool
+    is an INT with aux BOOL. `value`: int / float / str, or a list of them, or a list of int lists."""
+
+    kind: AttrType
+    value: Any
+    aux: AttrAux = AttrAux.INT
 
 
 class StringTable:
@@ -56,6 +69,8 @@ class AttrBlob:
         return ATTR.pack(self.strings.add(name), kind, count, aux, payload)
 
     def _encode(self, value: Any, where: str) -> tuple[int, int, int, int]:  # noqa: PLR0911
+        if isinstance(value, Typed):
+            return self._typed(value)
         if isinstance(value, (bool, np.bool_, int, np.integer)):
             return AttrType.INT, 1, 0, int(value) & 0xFFFFFFFFFFFFFFFF
         if isinstance(value, (float, np.floating)):
@@ -85,6 +100,25 @@ class AttrBlob:
             return self._dicts(items, where)
         raise TypeError(f"{where}: a list mixing {sorted({type(v).__name__ for v in items})} cannot be stored")
 
+    def _typed(self, attr: Typed) -> tuple[int, int, int, int]:
+        kind, value, aux = attr.kind, attr.value, int(attr.aux)
+        if kind == AttrType.INT:
+            return kind, 1, aux, int(value) & 0xFFFFFFFFFFFFFFFF
+        if kind == AttrType.FLOAT:
+            return kind, 1, aux, struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        if kind == AttrType.STRING:
+            return kind, 1, aux, self.strings.add(value)
+        if kind == AttrType.STRINGS:
+            ids = [self.strings.add(v) for v in value]
+            return kind, len(ids), aux, self._append(np.asarray(ids, dtype="<u4").tobytes())
+        if kind == AttrType.INT_LISTS:
+            flat = [len(row) for row in value] + [v for row in value for v in row]
+            return kind, len(value), aux, self._append(np.asarray(flat, dtype="<i8").tobytes())
+        if kind in (AttrType.INTS, AttrType.FLOATS):
+            payload = np.asarray(value, dtype="<i8" if kind == AttrType.INTS else "<f8").tobytes()
+            return kind, len(value), aux, self._append(payload)
+        raise TypeError(f"attribute records of type {kind.name} are not written from a Typed value")
+
     def _tensor(self, array: np.ndarray, where: str) -> tuple[int, int, int, int]:
         try:
             dtype = DType.of_numpy(array.dtype)
@@ -103,22 +137,51 @@ class AttrBlob:
 MAX_ATTR_DEPTH = 8  # nesting of DICTS a reader follows (a FusedElementwise program's step attrs are at depth 2)
 
 
-def decode_attrs(blob: bytes, strings: bytes, offset: int, count: int, depth: int = 0) -> dict[str, Any]:
+def decode_attrs(blob: bytes, strings: bytes, offset: int, count: int, depth: int = 0, *,
+                 single_op: bool = False) -> dict[str, Any]:
     """The inverse of AttrBlob.add_attrs (used by om_reader). Raises ValueError naming the broken rule of
-    docs/om-format.md §4.5 for anything out of bounds, misaligned, of an unknown type or nested too deep."""
+    docs/om-format.md §4.5 for anything out of bounds, misaligned, of an unknown type or nested too deep.
+    In a single-operator model (§10.4) an INT with aux BOOL decodes to a bool, with aux DATA_TYPE to a DType,
+    an INTS with aux BOOL to a list of bools, and INT_LISTS to a list of int lists."""
     if depth > MAX_ATTR_DEPTH:
         raise ValueError(f"attributes nested deeper than {MAX_ATTR_DEPTH} DICTS levels")
     _span(blob, offset, count, ATTR.size, "ATTR records")
     result: dict[str, Any] = {}
     for i in range(count):
         name, kind, n, aux, value = ATTR.unpack_from(blob, offset + i * ATTR.size)
-        if kind not in AttrType._value2member_map_:
-            raise ValueError(f"attribute type {kind} is unknown (0..{max(AttrType)})")
-        if aux not in (0, 1) or (aux == 1 and (kind != AttrType.DICTS or n != 1)):
+        if kind not in AttrType._value2member_map_ or (kind == AttrType.INT_LISTS and not single_op):
+            raise ValueError(f"attribute type {kind} is unknown (0..{AttrType.DICTS}; {AttrType.INT_LISTS} in a "
+                             "single-operator model)")
+        if not _aux_valid(AttrType(kind), n, aux, single_op):
             raise ValueError(f"attribute aux {aux} is invalid for type {AttrType(kind).name} with count {n}")
-        decoded = _decode(blob, strings, AttrType(kind), n, value, depth=depth)
-        result[string_at(strings, name)] = decoded[0] if kind == AttrType.DICTS and aux == 1 else decoded
+        decoded = _decode(blob, strings, AttrType(kind), n, value, depth=depth, single_op=single_op)
+        if kind == AttrType.DICTS and aux == 1:
+            decoded = decoded[0]
+        elif aux != AttrAux.INT:
+            decoded = _with_aux(decoded, AttrAux(aux))
+        result[string_at(strings, name)] = decoded
     return result
+
+
+def _aux_valid(kind: AttrType, n: int, aux: int, single_op: bool) -> bool:
+    if kind == AttrType.DICTS:
+        return aux == 0 or (aux == 1 and n == 1)
+    if single_op and kind == AttrType.INT:
+        return aux in AttrAux._value2member_map_
+    if single_op and kind == AttrType.INTS:
+        return aux in (AttrAux.INT, AttrAux.BOOL)
+    return aux == 0
+
+
+def _with_aux(value: Any, aux: AttrAux) -> Any:
+    """An INT / INTS of a single-operator model as its ATC type: bools 0/1, data types listed aclDataTypes."""
+    items = value if isinstance(value, list) else [value]
+    if aux == AttrAux.BOOL and any(v not in (0, 1) for v in items):
+        raise ValueError(f"bool attribute value {value} is not 0 or 1")
+    if aux == AttrAux.DATA_TYPE and any(v not in DType._value2member_map_ for v in items):
+        raise ValueError(f"data type attribute value {value} is not a known aclDataType")
+    convert = bool if aux == AttrAux.BOOL else DType
+    return [convert(v) for v in value] if isinstance(value, list) else convert(value)
 
 
 def _span(blob: bytes, offset: int, count: int, itemsize: int, what: str) -> None:
@@ -127,7 +190,8 @@ def _span(blob: bytes, offset: int, count: int, itemsize: int, what: str) -> Non
                          f"({len(blob)} bytes)")
 
 
-def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int, *, depth: int) -> Any:  # noqa: PLR0911
+def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int, *, depth: int,  # noqa: PLR0911
+            single_op: bool) -> Any:
     if kind in (AttrType.INT, AttrType.FLOAT, AttrType.STRING) and n != 1:
         raise ValueError(f"scalar attribute of type {kind.name} has count {n}, not 1")
     if kind == AttrType.INT:
@@ -144,12 +208,26 @@ def _decode(blob: bytes, strings: bytes, kind: AttrType, n: int, value: int, *, 
         return [string_at(strings, i) for i in np.frombuffer(blob, "<u4", n, value).tolist()]
     if kind == AttrType.TENSOR:
         return _decode_tensor(blob, n, value)
+    if kind == AttrType.INT_LISTS:
+        return _decode_int_lists(blob, n, value)
     items = []
     _span(blob, value, n, 16, "DICTS table")
     for i in range(n):
         count, offset = struct.unpack_from("<I4xQ", blob, value + 16 * i)
-        items.append(decode_attrs(blob, strings, offset, count, depth + 1))
+        items.append(decode_attrs(blob, strings, offset, count, depth + 1, single_op=single_op))
     return items
+
+
+def _decode_int_lists(blob: bytes, n: int, value: int) -> list[list[int]]:
+    _span(blob, value, n, 8, "INT_LISTS lengths")
+    lengths = np.frombuffer(blob, "<i8", n, value).tolist()
+    if any(length < 0 for length in lengths):
+        raise ValueError(f"INT_LISTS lengths {lengths} negative")
+    total = sum(lengths)
+    _span(blob, value + 8 * n, total, 8, "INT_LISTS values")
+    flat = np.frombuffer(blob, "<i8", total, value + 8 * n).tolist()
+    ends = list(itertools.accumulate(lengths))
+    return [flat[end - length:end] for end, length in zip(ends, lengths)]
 
 
 def _decode_tensor(blob: bytes, n: int, value: int) -> np.ndarray:

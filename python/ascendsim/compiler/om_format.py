@@ -45,7 +45,7 @@ PARTITION_ORDER = (Partition.MODEL_DEF, Partition.WEIGHTS_DATA, Partition.TASK_I
 # ---- MODEL_DEF ("ASMD") -----------------------------------------------------------------------------------
 MODEL_DEF_MAGIC = b"ASMD"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 1  # 1.1: MODEL_AIPP_INFO TLV, ascend_mbatch_shape_data INT32 (docs/om-format.md §8)
+FORMAT_MINOR = 2  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models (docs/om-format.md §8)
 MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIII16x")
 PLAN = struct.Struct("<QIIIIIIIII20x")
 TENSOR = struct.Struct("<IIIIIIQQ8q")
@@ -54,6 +54,8 @@ ATTR = struct.Struct("<IIIIQ")
 NO_TENSOR = 0xFFFFFFFF  # an absent optional input, or a model input without a tensor
 MAX_RANK = 8
 FLAG_DYNAMIC_GEARS = 1
+FLAG_SINGLE_OP = 2  # a single-operator model (atc --singleop, docs/om-format.md §10)
+CANN_DOMAIN = "cann"  # the node domain of a single-operator model: a CANN operator with CANN attributes
 MAX_PLANS = 100  # ATC allows at most 100 gears
 
 
@@ -73,6 +75,15 @@ class AttrType(enum.IntEnum):
     STRINGS = 5  # value: blob offset of uint32 string ids[count]
     TENSOR = 6  # value: blob offset of {u32 dtype, u32 rank, i64 dims[rank], raw data}; count = elements
     DICTS = 7  # value: offset of count x {u32 n, u32 pad, u64 offset of ATTR[n]}; aux 1 = one dict, not a list
+    INT_LISTS = 8  # single-op models: offset of i64 len[count] then the i64 values of every list, in order
+
+
+class AttrAux(enum.IntEnum):
+    """The ATC attribute type an INT / INTS record holds in a single-operator model (docs/om-format.md §10.4)."""
+
+    INT = 0
+    BOOL = 1
+    DATA_TYPE = 2  # INT only
 
 
 class NodeFlag(enum.IntFlag):

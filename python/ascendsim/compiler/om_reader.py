@@ -161,8 +161,11 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(gear_dims == expected_dims[kind] if kind in expected_dims else 1 <= gear_dims <= F.MAX_RANK * input_count,
            f"gear_dim_count {gear_dims} does not fit dynamic_type {kind.name}")
     fixed = kind == F.DynamicType.FIXED
-    _check(flags & ~F.FLAG_DYNAMIC_GEARS == 0 and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
+    _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP) == 0 and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
            f"flags 0x{flags:x}: unknown bits or dynamic flag not matching dynamic_type")
+    single_op = bool(flags & F.FLAG_SINGLE_OP)
+    _check(not single_op or (minor >= 2 and fixed), f"single-operator flag in a format {major}.{minor} file or a "
+                                                    f"{kind.name} model (needs 1.2 and FIXED)")
     _check(plan_count == 1 if fixed else plan_count >= 2, f"plan_count {plan_count} for dynamic_type {kind.name}")
     _check(dynamic_index == F.NO_TENSOR if fixed else dynamic_index == input_count - 1,
            f"dynamic_input_index {dynamic_index} for {input_count} inputs and dynamic_type {kind.name}")
@@ -170,7 +173,7 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
              "name": _string(strings, name), "soc_version": _string(strings, soc), "weight_size": weight_size,
              "input_count": input_count, "output_count": output_count, "dynamic_type": kind.name,
              "gear_dim_count": gear_dims, "precision_mode": F.Precision(precision).name.lower(),
-             "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index}
+             "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index, "single_op": single_op}
     plans = [_plan(data, plan_offset + i * F.PLAN.size, strings, blob, model) for i in range(plan_count)]
     return model, plans
 
@@ -218,7 +221,7 @@ def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str
         _check(flags & ~_NODE_FLAGS == 0, f"node {i}: unknown flags 0x{flags:x}")
         _check(_inside(a_offset, a_count * F.ATTR.size, len(blob)), f"node {i}: attributes out of bounds")
         try:
-            attrs = decode_attrs(blob, strings, a_offset, a_count)
+            attrs = decode_attrs(blob, strings, a_offset, a_count, single_op=model["single_op"])
         except ValueError as error:
             raise OmFormatError(f"node {i}: attribute: {error}") from None
         nodes.append({"name": _string(strings, name), "op_type": _string(strings, op),
@@ -228,6 +231,8 @@ def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str
     for t, tensor in enumerate(tensors):
         if tensor["kind"] == "OUTPUT":
             _check(produced[t] == 1, f"OUTPUT tensor {t} is written by {produced[t]} nodes, not exactly one")
+    if model["single_op"]:
+        _single_op_plan(tensors, nodes)
     inputs = _array(data, in_offset, "<u4", model["input_count"], "input ids")
     outputs = _array(data, out_offset, "<u4", model["output_count"], "output ids")
     for role, ids in (("INPUT", inputs), ("OUTPUT", outputs)):
@@ -249,6 +254,14 @@ def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str
 _NODE_FLAGS = int(F.NodeFlag.ROUND_OUTPUTS_FP16 | F.NodeFlag.ROUND_INPUTS_FP16 | F.NodeFlag.VIEW)
 
 
+def _single_op_plan(tensors: list[dict[str, Any]], nodes: list[dict[str, Any]]) -> None:
+    """docs/om-format.md §10.6: one node in the "cann" domain, every input a tensor, no feature map."""
+    _check(len(nodes) == 1 and nodes[0]["domain"] == F.CANN_DOMAIN,
+           f"single-operator model with {len(nodes)} nodes or a domain other than {F.CANN_DOMAIN!r}")
+    _check(-1 not in nodes[0]["inputs"], "single-operator model: a node input without a tensor")
+    _check(all(t["kind"] != "FEATURE_MAP" for t in tensors), "single-operator model with a FEATURE_MAP tensor")
+
+
 def _tensor(data: bytes, offset: int, i: int, strings: bytes, *, arena: int, model: dict[str, Any]) -> dict[str, Any]:
     name, dtype, fmt, kind, rank, io_index, t_offset, t_size, *dims = F.TENSOR.unpack_from(data, offset)
     _check(rank <= F.MAX_RANK, f"tensor {i}: rank {rank} > {F.MAX_RANK}")
@@ -256,8 +269,12 @@ def _tensor(data: bytes, offset: int, i: int, strings: bytes, *, arena: int, mod
     _check(fmt in F.FORMAT_NAMES, f"tensor {i}: unknown format {fmt}")
     _check(kind in F.TensorKind._value2member_map_, f"tensor {i}: unknown kind {kind} (0..3)")
     shape = dims[:rank]
-    _check(all(d >= 0 for d in shape) and not any(dims[rank:]), f"tensor {i}: dims {dims} negative or unused non-zero")
-    _check(t_size == math.prod(shape) * DType(dtype).itemsize, f"tensor {i}: size {t_size} != dims {shape} x itemsize")
+    # single-operator inputs/outputs may have -1 dims or be the unknown-rank shape [-2] (docs/om-format.md §10.3)
+    dynamic_ok = model["single_op"] and kind in (F.TensorKind.INPUT, F.TensorKind.OUTPUT)
+    shape_ok = all(d >= 0 for d in shape) or (dynamic_ok and (all(d >= -1 for d in shape) or shape == [-2]))
+    _check(shape_ok and not any(dims[rank:]), f"tensor {i}: dims {dims} negative or unused non-zero")
+    expected = 0 if any(d < 0 for d in shape) else math.prod(shape) * DType(dtype).itemsize
+    _check(t_size == expected, f"tensor {i}: size {t_size} != dims {shape} x itemsize")
     kind_name = F.TensorKind(kind).name
     if kind in (F.TensorKind.FEATURE_MAP, F.TensorKind.WEIGHT):
         limit = arena if kind == F.TensorKind.FEATURE_MAP else model["weight_size"]

@@ -49,6 +49,10 @@ class OmModel:
     dynamic_type: F.DynamicType = F.DynamicType.FIXED
     dynamic_inputs: list[str] = field(default_factory=list)  # inputs whose dims vary (designate order)
     aipp: list[AippInfo] = field(default_factory=list)  # static AIPP per input (out_dims: one per plan)
+    # A single-operator model (docs/om-format.md §10): io tensors may have -1 dims or the shape [-2]; their
+    # shape ranges (per dim, by value name) go to MODEL_INOUT_INFO.
+    single_op: bool = False
+    shape_ranges: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def write_om(path: str | os.PathLike[str], model: OmModel) -> int:
@@ -153,7 +157,8 @@ def _model_def(model: OmModel) -> bytes:
     dynamic_index = inputs.index(F.DYNAMIC_INPUT_NAME) if F.DYNAMIC_INPUT_NAME in inputs else F.NO_TENSOR
     header = F.MODEL_DEF_HEADER.pack(
         F.MODEL_DEF_MAGIC, F.FORMAT_MAJOR, F.FORMAT_MINOR, F.MODEL_DEF_HEADER.size,
-        F.FLAG_DYNAMIC_GEARS if model.dynamic_type != F.DynamicType.FIXED else 0, len(model.plans),
+        (F.FLAG_DYNAMIC_GEARS if model.dynamic_type != F.DynamicType.FIXED else 0)
+        | (F.FLAG_SINGLE_OP if model.single_op else 0), len(model.plans),
         F.MODEL_DEF_HEADER.size, string_offset, len(strings.data()), attr_offset, len(blob.data),
         model.weights.size, name_id, soc_id, len(inputs), len(outputs),
         int(model.dynamic_type), len(model.plans[0].gear), int(model.precision), dynamic_index)
@@ -181,7 +186,7 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
     def tensor_id(value: Value) -> int:
         if id(value) not in ids:
             ids[id(value)] = len(tensors)
-            tensors.append(_tensor(value, graph, plan.memory, model.weights, strings))
+            tensors.append(_tensor(value, graph, plan.memory, model, strings))
         return ids[id(value)]
 
     for value in graph.inputs + graph.outputs:
@@ -210,10 +215,13 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
                        plan.streams.stream_count, plan.streams.event_count, in_offset, out_offset, gear_offset)
 
 
-def _tensor(value: Value, graph: Graph, memory: MemoryPlan, weights: WeightPlan, strings: StringTable) -> bytes:
+def _tensor(value: Value, graph: Graph, memory: MemoryPlan, model: OmModel, strings: StringTable) -> bytes:
     if not value.is_static or value.dtype is None:
         raise ValueError(f"tensor {value.name!r} has no static shape and dtype ({value.shape}, {value.dtype})")
     shape = [int(d) for d in value.shape]  # type: ignore[union-attr, arg-type]
+    dynamic = any(d < 0 for d in shape)
+    if dynamic and not (model.single_op and (value in graph.inputs or value in graph.outputs)):
+        raise ValueError(f"tensor {value.name!r} has dims {shape}; only single-operator inputs/outputs are dynamic")
     if len(shape) > F.MAX_RANK:
         raise ValueError(f"tensor {value.name!r} has rank {len(shape)}; a .om tensor has at most {F.MAX_RANK}")
     io_index = F.NO_TENSOR
@@ -222,12 +230,12 @@ def _tensor(value: Value, graph: Graph, memory: MemoryPlan, weights: WeightPlan,
     elif value in graph.inputs:
         kind, offset, io_index = F.TensorKind.INPUT, 0, graph.inputs.index(value)
     elif value.is_constant:
-        kind, offset = F.TensorKind.WEIGHT, weights.offsets[value.name]
+        kind, offset = F.TensorKind.WEIGHT, model.weights.offsets[value.name]
     else:
         kind, offset = F.TensorKind.FEATURE_MAP, memory.offsets[value.name]
     dims = shape + [0] * (F.MAX_RANK - len(shape))
     return F.TENSOR.pack(strings.add(value.name), int(value.dtype), F.format_id(value.format), kind, len(shape),
-                         io_index, offset, value.nbytes, *dims)
+                         io_index, offset, 0 if dynamic else value.nbytes, *dims)
 
 
 # ---- TASK_INFO -------------------------------------------------------------------------------------------
@@ -261,13 +269,13 @@ def _task_info(model: OmModel) -> bytes:
 
 def _inout_info(model: OmModel) -> bytes:
     graphs = [p.graph for p in model.plans]
-    inputs = [_io_desc([g.inputs[i] for g in graphs]) for i in range(len(graphs[0].inputs))]
+    inputs = [_io_desc([g.inputs[i] for g in graphs], model) for i in range(len(graphs[0].inputs))]
     if model.dynamic_type != F.DynamicType.FIXED:
         count = len(model.plans[0].gear)
         dtype = DType(F.DYNAMIC_INPUT_DTYPE)
         inputs.append(_desc(F.DYNAMIC_INPUT_NAME, dtype.itemsize * count, F.FORMATS["ND"], dtype, dims=[count],
                             dims_v2=[count], ranges=[]))
-    outputs = [_io_desc([g.outputs[i] for g in graphs]) for i in range(len(graphs[0].outputs))]
+    outputs = [_io_desc([g.outputs[i] for g in graphs], model) for i in range(len(graphs[0].outputs))]
     blocks = [_tlv(F.ModelDescType.MODEL_INPUT_DESC, struct.pack("<I", len(inputs)) + b"".join(inputs)),
               _tlv(F.ModelDescType.MODEL_OUTPUT_DESC, struct.pack("<I", len(outputs)) + b"".join(outputs))]
     gears = [p.gear for p in model.plans]
@@ -297,9 +305,16 @@ def _aipp_info(infos: list[AippInfo], plan_count: int) -> bytes:
     return out
 
 
-def _io_desc(per_plan: list[Value]) -> bytes:
+def _io_desc(per_plan: list[Value], model: OmModel) -> bytes:
     """One input/output over every plan: dims that differ between gears are reported as -1, the size and
-    dimsV2 are those of the largest gear, the shape range is (min, max) per dim."""
+    dimsV2 are those of the largest gear, the shape range is (min, max) per dim. A single-operator model's
+    dims are its JSON shape (-1, [-2]: size 0) and its ranges those of the JSON (docs/om-format.md §10.5)."""
+    if model.single_op:
+        value = per_plan[0]
+        dims = [int(d) for d in value.shape]  # type: ignore[union-attr, arg-type]
+        size = 0 if any(d < 0 for d in dims) else value.nbytes
+        return _desc(value.name, size, F.format_id(value.format), value.dtype,  # type: ignore[arg-type]
+                     dims=dims, dims_v2=dims, ranges=model.shape_ranges.get(value.name, []))
     shapes = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
     largest = max(range(len(per_plan)), key=lambda i: per_plan[i].nbytes)
     dims = [d if all(s[k] == d for s in shapes) else -1 for k, d in enumerate(shapes[0])]
