@@ -64,6 +64,7 @@ bool signature_match(const OpCall& model, const OpCall& call) {
     if (!tensor_match(model.inputs[i], call.inputs[i])) return false;
   for (size_t i = 0; i < model.outputs.size(); ++i)
     if (!tensor_match(model.outputs[i], call.outputs[i])) return false;
+  if (model.attr_types != call.attr_types) return false;
   std::string a, b;
   for (const auto& [name, v] : model.attrs.all()) a += name + '=', put_attr(&a, v);
   for (const auto& [name, v] : call.attrs.all()) b += name + '=', put_attr(&b, v);
@@ -110,6 +111,7 @@ std::string signature_key(const OpCall& call, bool with_values) {
   }
   key += '|';
   for (const auto& [name, v] : call.attrs.all()) key += name + '=', put_attr(&key, v);
+  for (const auto& [name, type] : call.attr_types) key += name + '#' + std::to_string(type) + ';';
   return key;
 }
 

@@ -5,6 +5,7 @@
 // kernel's NodeSpec; op_registry.h matches it against compiled and loaded operators.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -33,6 +34,9 @@ struct OpCall {
   std::string type;
   std::vector<OpTensor> inputs, outputs;
   kernels::Attrs attrs;
+  // The setter type of int-valued attributes that are not plain ints (1: bool, 2: data type), as GE tells
+  // aclopSetAttrBool(..., 1) from aclopSetAttrInt(..., 1) when it matches a model (docs/om-format.md §10.4).
+  std::map<std::string, uint32_t> attr_types;
 };
 
 // "[2,3]"-style text of a tensor for messages: "ACL_FLOAT ND [2,3]".

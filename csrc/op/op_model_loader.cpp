@@ -30,6 +30,7 @@ aclError to_call(const model::ModelDef& def, const std::string& origin, const ch
   const model::NodeDef& node = plan.nodes[0];
   call->type = node.op_type;
   call->attrs = node.attrs;
+  call->attr_types = node.atc_types;
   auto tensor = [&](uint32_t id, OpTensor* t) {
     if (id == model::kNone || id >= plan.tensors.size()) {
       t->absent = true;

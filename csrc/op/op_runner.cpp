@@ -1,7 +1,9 @@
 // Reading, checking and launching an aclop* call (see op_runner.h).
 #include "op/op_runner.h"
 
+#include <algorithm>
 #include <cstring>
+#include <variant>
 
 #include "api/memory_checks.h"
 #include "core/error.h"
@@ -104,6 +106,12 @@ aclError read_call(const char* api, const char* op_type, int num_inputs, const a
     if (!live) return fail(ACL_ERROR_INVALID_PARAM, "%s: attr %p is not live (destroyed or never created)", api,
                            static_cast<const void*>(attr));
     call.attrs = live->kernel_attrs();
+    for (const auto& [name, value] : live->values()) {
+      if (std::holds_alternative<bool>(value) || std::holds_alternative<std::vector<bool>>(value))
+        call.attr_types[name] = 1;
+      else if (std::holds_alternative<aclDataType>(value) || std::holds_alternative<std::vector<aclDataType>>(value))
+        call.attr_types[name] = 2;
+    }
   }
   if (inputs == nullptr && outputs == nullptr) return ACL_SUCCESS;
   if (aclError ret = read_buffers(api, num_inputs, inputs, num_outputs, outputs, out)) return ret;

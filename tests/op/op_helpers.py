@@ -188,3 +188,24 @@ class OpTensors:
     def __exit__(self, *exc: object) -> None:
         for t in self.ins + self.outs:
             t.free()
+
+
+def single_op_models(ops: list[dict[str, Any]], out_dir: Any) -> list[Any]:
+    """Writes ATC's single-op JSON list `ops` and compiles it with `atc --singleop` into `out_dir`; returns the
+    .om files."""
+    import json
+    from pathlib import Path
+
+    from ascendsim.compiler.atc import main
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    spec = out.parent / f"{out.name}.json"
+    spec.write_text(json.dumps(ops))
+    assert main([f"--singleop={spec}", f"--output={out}", "--soc_version=Ascend910B"]) == 0
+    return sorted(out.glob("*.om"))
+
+
+def tensor_json(shape: list[int], dtype: str = "float32", fmt: str = "ND", **extra: Any) -> dict[str, Any]:
+    """One input_desc / output_desc entry of ATC's single-op JSON."""
+    return {"format": fmt, "shape": shape, "type": dtype, **extra}

@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from op_helpers import Const, OpTensors, Out, check, compile_op, desc_dims, execute, make_attr
 
 import acl
 import ascendcl as c
 import ascendsim
 from acl_helpers import new_stream
-from op_helpers import Const, OpTensors, Out, check, compile_op, desc_dims, execute, make_attr
 
 
 def stats() -> dict[str, int]:
