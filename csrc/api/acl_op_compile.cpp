@@ -46,8 +46,9 @@ aclError compile_and_execute(const char* api, const char* op_type, int num_input
                 num_outputs);
   if (aclError ret = check_flags(api, flag, op_path)) return ret;
   thread_local PreparedCall p;
-  if (aclError ret = read_call(api, op_type, num_inputs, in_desc, inputs, num_outputs, out_desc, outputs, attr, &p))
-    return ret;
+  if (aclError ret = read_call(api, op_type, num_inputs, in_desc, num_outputs, out_desc, attr, &p)) return ret;
+  if (aclError ret = read_inputs(inputs, &p)) return ret;  // GE checks the buffer arrays first here
+  if (aclError ret = read_outputs(outputs, &p)) return ret;
   if (all_outputs_empty(p.call)) return ACL_SUCCESS;
   std::shared_ptr<CompiledOp> op;
   if (aclError ret = compile(p, &op)) return ret;
@@ -69,8 +70,7 @@ aclError aclopCompile(const char* opType, int numInputs, const aclTensorDesc* co
   if (compileFlag != ACL_COMPILE_SYS && compileFlag != ACL_COMPILE_UNREGISTERED)
     return check_flags(__func__, compileFlag, opPath);
   PreparedCall p;
-  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, nullptr, numOutputs, outputDesc, nullptr, attr, &p))
-    return ret;
+  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, numOutputs, outputDesc, attr, &p)) return ret;
   if (aclError ret = require_device_placement(p.call, "aclopCompile")) return ret;
   if (aclError ret = check_flags(__func__, compileFlag, opPath)) return ret;
   std::shared_ptr<CompiledOp> op;

@@ -33,12 +33,10 @@ aclError execute(const char* api, const char* op_type, int num_inputs, const acl
                  const aclDataBuffer* const* inputs, int num_outputs, const aclTensorDesc* const* output_desc,
                  const aclDataBuffer* const* outputs, const aclopAttr* attr, aclrtStream stream, bool v2) {
   thread_local PreparedCall p;  // reused: its vectors keep their capacity
-  if (aclError ret = read_call(api, op_type, num_inputs, input_desc, nullptr, num_outputs, output_desc, nullptr,
-                               attr, &p))
-    return ret;
-  if (all_outputs_empty(p.call)) return ACL_SUCCESS;
-  if (aclError ret = read_call(api, op_type, num_inputs, input_desc, inputs, num_outputs, output_desc, outputs, attr, &p))
-    return ret;
+  if (aclError ret = read_call(api, op_type, num_inputs, input_desc, num_outputs, output_desc, attr, &p)) return ret;
+  if (all_outputs_empty(p.call)) return ACL_SUCCESS;  // GE checks this before the buffers
+  if (aclError ret = read_inputs(inputs, &p)) return ret;
+  if (aclError ret = read_outputs(outputs, &p)) return ret;
   std::shared_ptr<CompiledOp> op;
   if (aclError ret = find_compiled(p.call, false, &op)) return ret;
   return launch(p, op, stream, v2 ? const_cast<aclTensorDesc* const*>(output_desc) : nullptr);
@@ -50,8 +48,7 @@ aclError create_handle(const char* api, const char* op_type, int num_inputs, con
                        aclopHandle** handle) {
   if (handle == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'handle' is NULL", api);
   auto h = std::make_shared<aclopHandle>();
-  if (aclError ret = read_call(api, op_type, num_inputs, input_desc, nullptr, num_outputs, output_desc, nullptr, attr,
-                               &h->prepared))
+  if (aclError ret = read_call(api, op_type, num_inputs, input_desc, num_outputs, output_desc, attr, &h->prepared))
     return ret;
   if (aclError ret = require_device_placement(h->prepared.call, "handles")) return ret;
   if (aclError ret = find_compiled(h->prepared.call, false, &h->op)) return ret;
@@ -109,7 +106,8 @@ aclError aclopExecWithHandle(aclopHandle* handle, int numInputs, const aclDataBu
   thread_local PreparedCall p;
   p.call = call;
   p.call.api = __func__;
-  if (aclError ret = read_buffers(__func__, numInputs, inputs, numOutputs, outputs, &p)) return ret;
+  if (aclError ret = read_inputs(inputs, &p)) return ret;
+  if (aclError ret = read_outputs(outputs, &p)) return ret;
   return launch(p, h->op, stream, nullptr);
 }
 
@@ -148,19 +146,9 @@ aclError aclopCreateHandleForCast(aclTensorDesc* srcDesc, aclTensorDesc* dstDesc
 aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
                          int numOutputs, aclTensorDesc* outputDesc[], aclopAttr* attr) {
   PreparedCall p;
-  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, nullptr, numOutputs, outputDesc, nullptr, attr, &p))
-    return ret;
-  if (inputs != nullptr) {
-    for (int i = 0; i < numInputs; ++i) {
-      OpTensor& t = p.call.inputs[static_cast<size_t>(i)];
-      size_t count = 0;
-      if (t.values || inputs[i] == nullptr || !element_count(t.dims, &count)) continue;
-      const auto* data = static_cast<const uint8_t*>(aclGetDataBufferAddr(inputs[i]));
-      const size_t bytes = std::min(aclGetDataBufferSizeV2(inputs[i]), count * aclDataTypeSize(t.dtype));
-      if (data != nullptr && t.placement == ACL_MEMTYPE_HOST)
-        t.values = std::make_shared<const std::vector<uint8_t>>(data, data + bytes);
-    }
-  }
+  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, numOutputs, outputDesc, attr, &p)) return ret;
+  if (inputs != nullptr)
+    if (aclError ret = read_inputs(inputs, &p)) return ret;
   const CannOp* op = find_cann_op(p.call.type);
   if (op == nullptr)
     return fail(ACL_ERROR_OP_NOT_FOUND, "%s: op type '%s' is not supported by ascendsim", __func__, opType);
@@ -181,8 +169,7 @@ aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* input
 aclError aclopUpdateParams(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[], int numOutputs,
                            const aclTensorDesc* const outputDesc[], const aclopAttr* attr) {
   PreparedCall p;
-  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, nullptr, numOutputs, outputDesc, nullptr, attr, &p))
-    return ret;
+  if (aclError ret = read_call(__func__, opType, numInputs, inputDesc, numOutputs, outputDesc, attr, &p)) return ret;
   return fail(ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED, "%s: no kernel selector is registered for op type '%s' "
               "(aclopRegisterCompileFunc: custom kernels are not supported by ascendsim)", __func__, opType);
 }

@@ -61,31 +61,49 @@ aclError check_buffer(const char* api, const char* arg, size_t index, const void
   return ACL_SUCCESS;
 }
 
-}  // namespace
-
-aclError read_buffers(const char* api, int num_inputs, const aclDataBuffer* const* inputs, int num_outputs,
-                      const aclDataBuffer* const* outputs, PreparedCall* out) {
-  if (num_inputs > 0 && inputs == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'inputs' is NULL", api);
-  if (num_outputs > 0 && outputs == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'outputs' is NULL", api);
-  out->inputs.assign(static_cast<size_t>(num_inputs), nullptr);
-  out->input_sizes.assign(static_cast<size_t>(num_inputs), 0);
-  out->outputs.assign(static_cast<size_t>(num_outputs), nullptr);
-  out->output_sizes.assign(static_cast<size_t>(num_outputs), 0);
-  for (int i = 0; i < num_inputs; ++i) {
+template <typename Ptr>
+aclError read_side(const char* api, const char* arg, int num, const aclDataBuffer* const* buffers,
+                   std::vector<Ptr>* addrs, std::vector<size_t>* sizes) {
+  if (num > 0 && buffers == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL", api, arg);
+  addrs->assign(static_cast<size_t>(num), nullptr);
+  sizes->assign(static_cast<size_t>(num), 0);
+  for (int i = 0; i < num; ++i) {
     void* addr = nullptr;
-    if (aclError ret = buffer_of(api, "inputs", i, inputs[i], &addr, &out->input_sizes[static_cast<size_t>(i)])) return ret;
-    out->inputs[static_cast<size_t>(i)] = addr;
+    if (aclError ret = buffer_of(api, arg, i, buffers[i], &addr, &(*sizes)[static_cast<size_t>(i)])) return ret;
+    (*addrs)[static_cast<size_t>(i)] = addr;
   }
-  for (int i = 0; i < num_outputs; ++i)
-    if (aclError ret = buffer_of(api, "outputs", i, outputs[i], &out->outputs[static_cast<size_t>(i)],
-                                 &out->output_sizes[static_cast<size_t>(i)]))
-      return ret;
   return ACL_SUCCESS;
 }
 
+}  // namespace
+
+aclError read_inputs(const aclDataBuffer* const* inputs, PreparedCall* p) {
+  OpCall& call = p->call;
+  if (aclError ret = read_side(call.api, "inputs", static_cast<int>(call.inputs.size()), inputs, &p->inputs,
+                               &p->input_sizes))
+    return ret;
+  // Host-placed inputs are constants of the call (GE's SetHostMemToConst): their values join the signature.
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    OpTensor& t = call.inputs[i];
+    size_t count = 0;
+    if (t.absent || t.values || t.placement != ACL_MEMTYPE_HOST || p->inputs[i] == nullptr ||
+        !element_count(t.dims, &count))
+      continue;
+    const size_t bytes = std::min(p->input_sizes[i], count * aclDataTypeSize(t.dtype));
+    const auto* data = static_cast<const uint8_t*>(p->inputs[i]);
+    t.values = std::make_shared<const std::vector<uint8_t>>(data, data + bytes);
+  }
+  return ACL_SUCCESS;
+}
+
+aclError read_outputs(const aclDataBuffer* const* outputs, PreparedCall* p) {
+  return read_side(p->call.api, "outputs", static_cast<int>(p->call.outputs.size()), outputs, &p->outputs,
+                   &p->output_sizes);
+}
+
 aclError read_call(const char* api, const char* op_type, int num_inputs, const aclTensorDesc* const* input_desc,
-                   const aclDataBuffer* const* inputs, int num_outputs, const aclTensorDesc* const* output_desc,
-                   const aclDataBuffer* const* outputs, const aclopAttr* attr, PreparedCall* out) {
+                   int num_outputs, const aclTensorDesc* const* output_desc, const aclopAttr* attr,
+                   PreparedCall* out) {
   if (op_type == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'opType' is NULL", api);
   if (num_inputs < 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: numInputs %d is negative", api, num_inputs);
   if (num_outputs < 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: numOutputs %d is negative", api, num_outputs);
@@ -112,18 +130,6 @@ aclError read_call(const char* api, const char* op_type, int num_inputs, const a
       else if (std::holds_alternative<aclDataType>(value) || std::holds_alternative<std::vector<aclDataType>>(value))
         call.attr_types[name] = 2;
     }
-  }
-  if (inputs == nullptr && outputs == nullptr) return ACL_SUCCESS;
-  if (aclError ret = read_buffers(api, num_inputs, inputs, num_outputs, outputs, out)) return ret;
-  // Host-placed inputs are constants of the call (GE's SetHostMemToConst): their values join the signature.
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    OpTensor& t = call.inputs[i];
-    size_t count = 0;
-    if (t.absent || t.values || !element_count(t.dims, &count) || out->inputs[i] == nullptr) continue;
-    if (t.placement != ACL_MEMTYPE_HOST) continue;
-    const size_t bytes = std::min(out->input_sizes[i], count * aclDataTypeSize(t.dtype));
-    const auto* data = static_cast<const uint8_t*>(out->inputs[i]);
-    t.values = std::make_shared<const std::vector<uint8_t>>(data, data + bytes);
   }
   return ACL_SUCCESS;
 }

@@ -1,7 +1,8 @@
 // From the C handles of an aclop* call to a run on a stream, shared by aclopExecute(V2), aclopCompile*,
 // the handles and aclopCast:
-//   read_call  — copies the tensor descriptions (under their mutexes), the attributes and the buffers'
-//                addresses and sizes into an OpCall (host-placed inputs contribute their values);
+//   read_call  — copies the tensor descriptions (under their mutexes) and the attributes into an OpCall;
+//   read_inputs / read_outputs — the buffers' addresses and sizes (host-placed inputs contribute their
+//                values to the signature, as GE's SetHostMemToConst);
 //   launch     — checks the outputs against what the operator produces (dtype, static dims), every
 //                buffer's size and memory (device memory, inside one allocation: never an out-of-bounds
 //                access), enqueues ONE task running the compiled operator on the stream (NULL: the
@@ -24,15 +25,13 @@ struct PreparedCall {
   std::vector<size_t> input_sizes, output_sizes;
 };
 
-// Null arrays and entries are refused (ACL_ERROR_INVALID_PARAM, naming the argument and index); buffer
-// arrays may be null (compile-only calls), then no addresses are read.
+// Null arrays and entries are refused (ACL_ERROR_INVALID_PARAM, naming the argument and index).
 aclError read_call(const char* api, const char* op_type, int num_inputs, const aclTensorDesc* const* input_desc,
-                   const aclDataBuffer* const* inputs, int num_outputs, const aclTensorDesc* const* output_desc,
-                   const aclDataBuffer* const* outputs, const aclopAttr* attr, PreparedCall* out);
-
-// Checks the addresses of `num` buffers (aclopExecWithHandle: the call came from a handle).
-aclError read_buffers(const char* api, int num_inputs, const aclDataBuffer* const* inputs, int num_outputs,
-                      const aclDataBuffer* const* outputs, PreparedCall* out);
+                   int num_outputs, const aclTensorDesc* const* output_desc, const aclopAttr* attr,
+                   PreparedCall* out);
+// The buffers of p->call's inputs / outputs (their counts), same refusals.
+aclError read_inputs(const aclDataBuffer* const* inputs, PreparedCall* p);
+aclError read_outputs(const aclDataBuffer* const* outputs, PreparedCall* p);
 
 // GE's IsHostMemTensorDesc check: ACL_ERROR_API_NOT_SUPPORT when a tensor is placed in host memory
 // (`what` needs device tensors: handles, aclopCompile).
