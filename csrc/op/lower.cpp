@@ -149,14 +149,14 @@ aclError lower(const CannOp& op, const OpCall& call, Lowering* out) {
   // Attributes that only change their name (with CANN's default); every other attribute passes as is.
   for (const auto& [name, value] : call.attrs.all()) out->attrs.set(name, value);
   for (const AttrRename& r : op.renames) {
-    if (const kernels::AttrValue* v = call.attrs.find(r.cann)) {
-      out->attrs.set(r.kernel, *v);
+    if (const kernels::AttrValue* given = call.attrs.find(r.cann)) {
+      out->attrs.set(r.kernel, *given);
     } else if (r.has_default) {
-      kernels::AttrValue v;
-      v.type = r.default_is_int ? kernels::AttrValue::Type::Int : kernels::AttrValue::Type::Float;
-      v.i = static_cast<int64_t>(r.default_value);
-      v.f = r.default_value;
-      out->attrs.set(r.kernel, v);
+      kernels::AttrValue fallback;
+      fallback.type = r.default_is_int ? kernels::AttrValue::Type::Int : kernels::AttrValue::Type::Float;
+      fallback.i = static_cast<int64_t>(r.default_value);
+      fallback.f = r.default_value;
+      out->attrs.set(r.kernel, fallback);
     }
   }
   switch (op.family) {

@@ -13,6 +13,7 @@
 // aclopCast, aclopCreateHandleForCast and aclopDestroyHandle follow the generic rule.
 #include <vector>
 
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // aclopExecute is deprecated, and bound
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
 #include "ascendsim/ascendsim_ext.h"
