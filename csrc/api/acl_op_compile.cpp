@@ -52,7 +52,7 @@ aclError compile_and_execute(const char* api, const char* op_type, int num_input
   if (all_outputs_empty(p.call)) return ACL_SUCCESS;
   std::shared_ptr<CompiledOp> op;
   if (aclError ret = compile(p, &op)) return ret;
-  if (!op) return fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "%s: %s: execution needs static input shapes", api, op_type);
+  if (aclError ret = require_static(p.call)) return ret;  // GE's execution step refuses dynamic descriptions
   return launch(p, op, stream, v2 ? const_cast<aclTensorDesc* const*>(out_desc) : nullptr);
 }
 

@@ -155,6 +155,16 @@ bool all_outputs_empty(const OpCall& call) {
   return true;
 }
 
+aclError require_static(const OpCall& call) {
+  for (const auto* side : {&call.inputs, &call.outputs})
+    for (const OpTensor& t : *side)
+      if (!t.absent && !t.is_static())
+        return fail(ACL_ERROR_INVALID_PARAM, "%s: %s: TensorDesc must be static when executing, %s %s has the "
+                    "dynamic shape %s", call.api, call.type.c_str(), side == &call.inputs ? "input" : "output",
+                    tensor_text(t).c_str(), kernels::dims_str(t.dims).c_str());
+  return ACL_SUCCESS;
+}
+
 aclError find_compiled(const OpCall& call, bool compile, std::shared_ptr<CompiledOp>* out) {
   const CannOp* op = find_cann_op(call.type);
   if (compile) {
@@ -163,10 +173,14 @@ aclError find_compiled(const OpCall& call, bool compile, std::shared_ptr<Compile
                   "the CANN operators it runs)", call.api, call.type.c_str());
     register_op(call, call.api);
   } else if (op == nullptr || !is_registered(call)) {
+    // GE looks in the static map, then the dynamic one, which refuses dynamic descriptions at execution.
+    if (aclError ret = require_static(call)) return ret;
     return fail(ACL_ERROR_OP_NOT_FOUND, "%s: MatchOpModel opName = %s fail from static map or dynamic map. Please make "
                 "sure the op executed and the op compiled is matched (op type, inputs and outputs number, format, "
                 "datatype, attr, dim range): load its single-op model (aclopSetModelDir / aclopLoad) or compile it "
                 "(aclopCompile)", call.api, call.type.c_str());
+  } else if (aclError ret = require_static(call)) {
+    return ret;
   }
   return compiled_op(*op, call, out);
 }
@@ -183,7 +197,7 @@ aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStr
     if (t.dtype != l.out_dtypes[i])
       return fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "%s: %s output %zu is %s, the operator produces %s", call.api,
                   call.type.c_str(), i, dtype_text(t.dtype), dtype_text(l.out_dtypes[i]));
-    if (t.is_static() && t.dims != l.out_dims[i] && !(update_dims != nullptr))
+    if (t.dims != l.out_dims[i] && update_dims == nullptr)
       return fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "%s: %s output %zu has shape %s, the operator produces %s", call.api,
                   call.type.c_str(), i, kernels::dims_str(t.dims).c_str(), kernels::dims_str(l.out_dims[i]).c_str());
   }

@@ -44,6 +44,10 @@ bool all_outputs_empty(const OpCall& call);
 // ACL_ERROR_OP_NOT_FOUND with GE's message. `compile` = true registers it first (aclopCompile*).
 aclError find_compiled(const OpCall& call, bool compile, std::shared_ptr<CompiledOp>* out);
 
+// GE's dynamic-map rule: ACL_ERROR_INVALID_PARAM ("TensorDesc must be static when executing") when a
+// description of an execution has a -1 dim or an unknown rank.
+aclError require_static(const OpCall& call);
+
 // Checks and enqueues; update_dims: the V2 functions' output description update.
 aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStream stream,
                 aclTensorDesc* const* update_dims);

@@ -44,7 +44,7 @@ class Host:
 
 @dataclass
 class Out:
-    """An output: dtype and dims (-1 dynamic) of its description."""
+    """An output: dtype and dims of its description (-1 dims only for compilation and shape inference)."""
     dtype: Any
     dims: list[int]
     fmt: int = c.ACL_FORMAT_ND
@@ -72,13 +72,12 @@ class Tensor:
             check(c.aclrtFree(self.ptr))
 
 
-def device_tensor(array: np.ndarray | None, dtype: Any, dims: list[int], fmt: int = c.ACL_FORMAT_ND,
-                  size: int | None = None) -> Tensor:
-    """A description of `dims` and a device buffer holding `array` (or `size` uninitialised bytes)."""
+def device_tensor(array: np.ndarray | None, dtype: Any, dims: list[int], fmt: int = c.ACL_FORMAT_ND) -> Tensor:
+    """A description of `dims` and a device buffer holding `array` (uninitialised when None; no buffer memory for
+    dynamic dims)."""
     desc = acl.create_tensor_desc(acl_dtype(dtype), dims, fmt)
     assert desc
-    nbytes = size if size is not None else (array.nbytes if array is not None else
-                                            int(np.prod([max(d, 0) for d in dims])) * np.dtype(dtype).itemsize)
+    nbytes = array.nbytes if array is not None else int(np.prod([max(d, 0) for d in dims])) * np.dtype(dtype).itemsize
     ptr = 0
     if nbytes:
         ptr, ret = c.aclrtMalloc(nbytes, c.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -151,11 +150,9 @@ def desc_dims(desc: int) -> list[int]:
 
 def run_op(op_type: str, inputs: list[np.ndarray | Const | Host], outputs: list[Out], attrs: dict[str, Any] | None,
            stream: int, *, face: str = "c", v2: bool = True, fmt: int = c.ACL_FORMAT_ND) -> list[np.ndarray]:
-    """Compiles and runs `op_type`; returns the outputs (shaped by the V2 description update when dims are -1)."""
+    """Compiles and runs `op_type`; returns the outputs, shaped as their descriptions say after the call."""
     ins = [input_tensor(v, fmt) for v in inputs]
-    size = max([int(np.prod(t.array.shape if isinstance(t, (Const, Host)) else np.shape(t))) for t in inputs] + [1])
-    outs = [device_tensor(None, o.dtype, o.dims, o.fmt, size=None if min(o.dims, default=0) >= 0 else 8 * size * 64)
-            for o in outputs]
+    outs = [device_tensor(None, o.dtype, o.dims, o.fmt) for o in outputs]
     attr = make_attr(attrs or {})
     try:
         check(compile_op(op_type, ins, outs, attr))
@@ -171,10 +168,9 @@ def run_op(op_type: str, inputs: list[np.ndarray | Const | Host], outputs: list[
 class OpTensors:
     """Input and output tensors of one call, freed on exit: `ins`, `outs`, their descs and buffers."""
 
-    def __init__(self, inputs: list[np.ndarray | Const | Host], outputs: list[Out], fmt: int = c.ACL_FORMAT_ND,
-                 out_size: int | None = None) -> None:
+    def __init__(self, inputs: list[np.ndarray | Const | Host], outputs: list[Out], fmt: int = c.ACL_FORMAT_ND) -> None:
         self.ins = [input_tensor(v, fmt) for v in inputs]
-        self.outs = [device_tensor(None, o.dtype, o.dims, o.fmt, size=out_size) for o in outputs]
+        self.outs = [device_tensor(None, o.dtype, o.dims, o.fmt) for o in outputs]
 
     def descs(self) -> tuple[list[int], list[int]]:
         return [t.desc for t in self.ins], [t.desc for t in self.outs]

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acl_helpers import Compiler
 from op_helpers import single_op_models, tensor_json
+
+from acl_helpers import Compiler
 
 HERE = Path(__file__).resolve().parent
 
