@@ -2,6 +2,7 @@
 #include "op/op_cache.h"
 
 #include <atomic>
+#include <cstdio>
 #include <list>
 #include <map>
 #include <mutex>
@@ -20,15 +21,22 @@ void put_dims(std::string* key, const std::vector<int64_t>& dims) {
   *key += ']';
 }
 
+// Exact text of a float (hexadecimal: two values never print alike).
+void put_float(std::string* key, double f) {
+  char text[40];
+  std::snprintf(text, sizeof(text), "%a,", f);
+  *key += text;
+}
+
 void put_attr(std::string* key, const kernels::AttrValue& v) {
   using T = kernels::AttrValue::Type;
   *key += std::to_string(static_cast<int>(v.type)) + ':';
   switch (v.type) {
     case T::Int: *key += std::to_string(v.i); break;
-    case T::Float: *key += std::to_string(v.f); break;
+    case T::Float: put_float(key, v.f); break;
     case T::String: *key += std::to_string(v.s.size()) + '"' + v.s; break;
     case T::Ints: put_dims(key, v.ints); break;
-    case T::Floats: for (double f : v.floats) *key += std::to_string(f) + ','; break;
+    case T::Floats: for (double f : v.floats) put_float(key, f); break;
     case T::Strings: for (const auto& s : v.strings) *key += std::to_string(s.size()) + '"' + s; break;
     case T::IntLists: for (const auto& l : v.int_lists) put_dims(key, l); break;
     default: break;  // tensors and dicts are not single-operator attributes

@@ -152,6 +152,12 @@ def test_two_streams_share_one_cached_operator(device: int) -> None:
 
     def worker(seed: int) -> None:
         check(c.aclrtSetDevice(0))
+        try:
+            run_on_own_stream(seed)
+        finally:
+            check(c.aclrtResetDevice(0))  # balance this thread's aclrtSetDevice
+
+    def run_on_own_stream(seed: int) -> None:
         with new_stream() as s:
             scale = np.float32(seed + 1)
             with OpTensors([a * scale, b], [Out(np.float32, [64, 32])]) as w:
