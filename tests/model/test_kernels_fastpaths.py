@@ -90,18 +90,20 @@ def test_inplace_over_wider_broadcast_input(driver: Path, tmp_path: Path, thread
 
 
 @pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
-                                      ((3, 65, 40), (3, 40, 33))])
+                                      ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1))])
 def test_matmul_split(driver: Path, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
-    """Row blocks (M > N), column blocks (N >= M), a folded batch, and per-batch GEMMs."""
+    """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and a column (sgemv)."""
     x, y = normal(a), normal(b)
     want = x @ y
     got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33)])
+@pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33),
+                                  *[(ta, tb, 1, 1003, 517) for ta in (0, 1) for tb in (0, 1)],
+                                  *[(ta, tb, 999, 1, 65) for ta in (0, 1) for tb in (0, 1)], (0, 1, 1, 1, 7)])
 def test_gemm_split_transposed(driver: Path, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
-    """case: transA, transB, M, N, K."""
+    """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products (sgemv), split over the pool."""
     ta, tb, m, n, k = case
     a = normal((k, m) if ta else (m, k))
     b = normal((n, k) if tb else (k, n))
