@@ -65,6 +65,18 @@ aclopAttr* cast_attr(const aclTensorDesc* dst, uint8_t truncate) {
   return attr;
 }
 
+// Runs `body` with aclopCast's attributes for `dst`, then destroys them (aclopCast and its handle).
+template <typename Body>
+aclError with_cast_attr(const aclTensorDesc* dst, uint8_t truncate, const char* api, Body body) {
+  if (dst == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'dstDesc' is NULL", api);
+  if (!find_tensor_desc(dst, api, "dstDesc")) return ACL_ERROR_INVALID_PARAM;
+  aclopAttr* attr = cast_attr(dst, truncate);
+  if (attr == nullptr) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
+  const aclError ret = body(attr);
+  destroy_op_attr(attr);
+  return ret;
+}
+
 }  // namespace
 
 extern "C" {
@@ -115,30 +127,22 @@ void aclopDestroyHandle(aclopHandle* handle) { handles().remove(handle); }
 
 aclError aclopCast(const aclTensorDesc* srcDesc, const aclDataBuffer* srcBuffer, const aclTensorDesc* dstDesc,
                    aclDataBuffer* dstBuffer, uint8_t truncate, aclrtStream stream) {
-  ASCENDSIM_CHECK_NOT_NULL(dstDesc);
-  if (!find_tensor_desc(dstDesc, __func__, "dstDesc")) return ACL_ERROR_INVALID_PARAM;
-  aclopAttr* attr = cast_attr(dstDesc, truncate);
-  if (attr == nullptr) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", __func__);
-  const aclTensorDesc* in_desc[1] = {srcDesc};
-  const aclTensorDesc* out_desc[1] = {dstDesc};
-  const aclDataBuffer* in_buf[1] = {srcBuffer};
-  const aclDataBuffer* out_buf[1] = {dstBuffer};
-  const aclError ret = execute(__func__, "Cast", 1, in_desc, in_buf, 1, out_desc, out_buf, attr, stream, true);
-  destroy_op_attr(attr);
-  return ret;
+  return with_cast_attr(dstDesc, truncate, __func__, [&](aclopAttr* attr) {
+    const aclTensorDesc* in_desc[1] = {srcDesc};
+    const aclTensorDesc* out_desc[1] = {dstDesc};
+    const aclDataBuffer* in_buf[1] = {srcBuffer};
+    const aclDataBuffer* out_buf[1] = {dstBuffer};
+    return execute(__func__, "Cast", 1, in_desc, in_buf, 1, out_desc, out_buf, attr, stream, true);
+  });
 }
 
 aclError aclopCreateHandleForCast(aclTensorDesc* srcDesc, aclTensorDesc* dstDesc, uint8_t truncate,
                                   aclopHandle** handle) {
-  ASCENDSIM_CHECK_NOT_NULL(dstDesc);
-  if (!find_tensor_desc(dstDesc, __func__, "dstDesc")) return ACL_ERROR_INVALID_PARAM;
-  aclopAttr* attr = cast_attr(dstDesc, truncate);
-  if (attr == nullptr) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", __func__);
-  const aclTensorDesc* in_desc[1] = {srcDesc};
-  const aclTensorDesc* out_desc[1] = {dstDesc};
-  const aclError ret = create_handle(__func__, "Cast", 1, in_desc, 1, out_desc, attr, handle);
-  destroy_op_attr(attr);
-  return ret;
+  return with_cast_attr(dstDesc, truncate, __func__, [&](aclopAttr* attr) {
+    const aclTensorDesc* in_desc[1] = {srcDesc};
+    const aclTensorDesc* out_desc[1] = {dstDesc};
+    return create_handle(__func__, "Cast", 1, in_desc, 1, out_desc, attr, handle);
+  });
 }
 
 // Fills the output descriptions of an operator whose output shapes follow from its inputs and attributes
