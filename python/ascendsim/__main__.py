@@ -54,7 +54,16 @@ def main(argv: list[str] | None = None) -> int:
                                             "planned memory, weights, nodes")
     show.add_argument("om", help="the .om file")
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    bench = commands.add_parser("bench", help="the microbenchmark suite: copies, malloc, launches, events, callbacks, "
+                                              "model execution vs onnxruntime (see ascendsim bench --help)")
+    from .bench.cli import add_arguments
+
+    add_arguments(bench)
     args = parser.parse_args(argv)
+    if args.command == "bench":
+        from .bench.cli import run as run_bench
+
+        return run_bench(args)
     if args.command == "memory":
         from .memory_snapshot import print_snapshot_file
 
@@ -69,11 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         from .inference_demo import run
 
         return 0 if run(args.image, args.repeats) else 1
-    if args.command == "runtime-demo":
-        from .runtime_demo import run as run_runtime
+    from .runtime_demo import run as run_runtime  # runtime-demo: the last command
 
-        return 0 if run_runtime(args.device, args.megabytes) else 1
-    return 2
+    return 0 if run_runtime(args.device, args.megabytes) else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,208 @@
+/* Runtime microbenchmarks from C, each beside its physical peer, printed as JSON lines (measure.h):
+ *   runtime_bench SCALE MAX_BYTES GROUP...
+ * GROUP: malloc, copy, launch, event, callback. SCALE multiplies every iteration count (1 for a full run);
+ * copies run at the sizes up to MAX_BYTES. Built and run by ascendsim.bench.runtime, which names the rows. */
+#include "measure.h" /* first: it sets _POSIX_C_SOURCE */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "ascendsim/ascendsim_ext.h"
+
+static void* volatile sink;
+static double scale = 1.0;
+
+static long scaled(double iterations) {
+  long n = (long)(iterations * scale);
+  return n < 2 ? 2 : n;
+}
+
+/* The physical limit of a launch+synchronize round trip: handing a flag to another spinning thread and
+ * waiting for it to hand it back. */
+static atomic_int handoff;
+static atomic_int handoff_stop;
+
+static void* handoff_worker(void* unused) {
+  (void)unused;
+  while (!atomic_load_explicit(&handoff_stop, memory_order_relaxed))
+    if (atomic_load_explicit(&handoff, memory_order_acquire) == 1)
+      atomic_store_explicit(&handoff, 0, memory_order_release);
+  return NULL;
+}
+
+static void measure_handoff(void) {
+  pthread_t worker;
+  atomic_store(&handoff_stop, 0);
+  pthread_create(&worker, NULL, handoff_worker, NULL);
+  MEASURE("c.thread_handoff", scaled(20000), {
+    atomic_store_explicit(&handoff, 1, memory_order_release);
+    while (atomic_load_explicit(&handoff, memory_order_acquire) != 0) {
+    }
+  });
+  atomic_store(&handoff_stop, 1);
+  pthread_join(worker, NULL);
+}
+
+static void bench_malloc(void) {
+  void* device;
+  MEASURE("c.glibc_malloc_free.4KiB", scaled(1000000), { sink = malloc(4096); free(sink); });
+  MEASURE("c.aclrtMalloc_aclrtFree.4KiB", scaled(1000000), {
+    aclrtMalloc(&device, 4096, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtFree(device);
+  });
+  /* 64 MiB is above glibc's largest mmap threshold: every malloc+free maps and unmaps, as an uncached
+   * aclrtMalloc+aclrtFree followed by emptying the cache returns the segment. */
+  MEASURE("c.glibc_malloc_free.64MiB", scaled(2000), { sink = malloc(64 << 20); free(sink); });
+  MEASURE("c.aclrtMalloc_aclrtFree_emptyCache.64MiB", scaled(2000), {
+    aclrtMalloc(&device, 64 << 20, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtFree(device);
+    ascendsimEmptyCache(0);
+  });
+}
+
+static void bench_copy(size_t max_bytes) {
+  static const size_t sizes[] = {4096, 64 << 10, 1 << 20, 16 << 20, 64 << 20};
+  static const char* names[] = {"4KiB", "64KiB", "1MiB", "16MiB", "64MiB"};
+  char label[128];
+  size_t i;
+  for (i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= max_bytes; ++i) {
+    size_t size = sizes[i];
+    double target = (double)(256 << 20) / (double)size; /* about 256 MiB moved per repeat */
+    long iterations = scaled(target > 100000 ? 100000 : target < 8 ? 8 : target);
+    void *host_a = malloc(size), *host_b = malloc(size), *device_a, *device_b;
+    memset(host_a, 1, size);
+    memset(host_b, 2, size);
+    aclrtMalloc(&device_a, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&device_b, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(device_a, size, 0, size);
+    aclrtMemset(device_b, size, 0, size);
+    snprintf(label, sizeof label, "c.memcpy.%s", names[i]);
+    MEASURE(label, iterations, { memcpy(host_b, host_a, size); sink = host_b; });
+    snprintf(label, sizeof label, "c.aclrtMemcpy_H2D.%s", names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(device_a, size, host_a, size, ACL_MEMCPY_HOST_TO_DEVICE));
+    snprintf(label, sizeof label, "c.aclrtMemcpy_D2H.%s", names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(host_b, size, device_a, size, ACL_MEMCPY_DEVICE_TO_HOST));
+    snprintf(label, sizeof label, "c.aclrtMemcpy_D2D.%s", names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(device_b, size, device_a, size, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    snprintf(label, sizeof label, "c.aclrtMemcpy_H2H.%s", names[i]);
+    MEASURE(label, iterations, aclrtMemcpy(host_b, size, host_a, size, ACL_MEMCPY_HOST_TO_HOST));
+    aclrtFree(device_a);
+    aclrtFree(device_b);
+    free(host_a);
+    free(host_b);
+  }
+}
+
+static void bench_launch(aclrtStream stream, void* device) {
+  MEASURE("c.launch_synchronize", scaled(20000), {
+    aclrtMemsetAsync(device, 64, 0, 1, stream);
+    aclrtSynchronizeStream(stream);
+  });
+}
+
+static void bench_event(aclrtStream stream, aclrtStream other, void* device) {
+  static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  aclrtEvent event, start, end;
+  float ms = 0;
+  aclrtCreateEvent(&event);
+  aclrtCreateEventWithFlag(&start, ACL_EVENT_TIME_LINE);
+  aclrtCreateEventWithFlag(&end, ACL_EVENT_TIME_LINE);
+  MEASURE("c.event_record_synchronize", scaled(20000), {
+    aclrtRecordEvent(event, stream);
+    aclrtSynchronizeEvent(event);
+  });
+  /* A record on one stream, a wait for it and a task on the other, the host waiting for that task. */
+  MEASURE("c.event_wait_cross_stream", scaled(20000), {
+    aclrtRecordEvent(event, stream);
+    aclrtStreamWaitEvent(other, event);
+    aclrtMemsetAsync(device, 64, 0, 1, other);
+    aclrtSynchronizeStream(other);
+  });
+  /* The cheapest peers of the calls that only read a completed event's state: an uncontended mutex. */
+  MEASURE("c.mutex_lock_unlock", scaled(1000000), {
+    pthread_mutex_lock(&mutex);
+    pthread_mutex_unlock(&mutex);
+  });
+  MEASURE("c.event_synchronize_completed", scaled(1000000), aclrtSynchronizeEvent(event));
+  aclrtRecordEvent(start, stream);
+  aclrtMemsetAsync(device, 64, 0, 1, stream);
+  aclrtRecordEvent(end, stream);
+  aclrtSynchronizeStream(stream);
+  MEASURE("c.event_elapsed_time", scaled(1000000), aclrtEventElapsedTime(&ms, start, end));
+  aclrtDestroyEvent(event);
+  aclrtDestroyEvent(start);
+  aclrtDestroyEvent(end);
+}
+
+/* The report thread a pyACL/AscendCL program subscribes to a stream: it runs the stream's callbacks. */
+static atomic_int reporting;
+
+static void* report_loop(void* unused) {
+  (void)unused;
+  while (atomic_load(&reporting)) aclrtProcessReport(100);
+  return NULL;
+}
+
+static void empty_callback(void* user_data) { (void)user_data; }
+
+static void bench_callback(aclrtStream stream) {
+  pthread_t reporter;
+  atomic_store(&reporting, 1);
+  pthread_create(&reporter, NULL, report_loop, NULL);
+  if (aclrtSubscribeReport((uint64_t)reporter, stream) != ACL_SUCCESS) {
+    fprintf(stderr, "aclrtSubscribeReport: %s\n", aclGetRecentErrMsg());
+    exit(1);
+  }
+  MEASURE("c.callback_launch_synchronize", scaled(20000), {
+    aclrtLaunchCallback(empty_callback, NULL, ACL_CALLBACK_BLOCK, stream);
+    aclrtSynchronizeStream(stream);
+  });
+  aclrtUnSubscribeReport((uint64_t)reporter, stream);
+  atomic_store(&reporting, 0);
+  pthread_join(reporter, NULL);
+}
+
+int main(int argc, char** argv) {
+  aclrtStream stream, other;
+  void* device;
+  size_t max_bytes;
+  int arg;
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s SCALE MAX_BYTES GROUP...\n", argv[0]);
+    return 2;
+  }
+  bench_setup();
+  scale = atof(argv[1]);
+  max_bytes = (size_t)atoll(argv[2]);
+  if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 1;
+  aclrtCreateStream(&stream);
+  aclrtCreateStream(&other);
+  aclrtMalloc(&device, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+  for (arg = 3; arg < argc; ++arg) {
+    const char* group = argv[arg];
+    if (strcmp(group, "malloc") == 0) {
+      bench_malloc();
+    } else if (strcmp(group, "copy") == 0) {
+      bench_copy(max_bytes);
+    } else if (strcmp(group, "handoff") == 0) {
+      measure_handoff();
+    } else if (strcmp(group, "launch") == 0) {
+      bench_launch(stream, device);
+    } else if (strcmp(group, "event") == 0) {
+      bench_event(stream, other, device);
+    } else if (strcmp(group, "callback") == 0) {
+      bench_callback(stream);
+    } else {
+      fprintf(stderr, "%s: unknown group %s\n", argv[0], group);
+      return 2;
+    }
+  }
+  aclrtFree(device);
+  aclrtDestroyStream(stream);
+  aclrtDestroyStream(other);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}
