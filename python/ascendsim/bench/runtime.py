@@ -38,7 +38,6 @@ from .groups import RUNTIME as GROUPS
 SIZES = {"4KiB": 4 << 10, "64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "64MiB": 64 << 20}
 PY_SIZES = ("4KiB", "1MiB", "64MiB")
 KINDS = ("H2D", "D2H", "D2D", "H2H")
-HANDOFF = ("launch", "event", "callback")  # the groups whose peer is the thread handoff
 
 
 def sizes(effort: Effort) -> dict[str, int]:
@@ -80,8 +79,6 @@ def python_figures(groups: Sequence[str], effort: Effort) -> dict[str, Figure]:
 
 def c_figures(groups: Sequence[str], effort: Effort) -> dict[str, Figure]:
     c_groups = [g for g in ("malloc", "copy", "launch", "event", "callback") if g in groups]
-    if set(groups) & set(HANDOFF):
-        c_groups.insert(0, "handoff")
     if not c_groups:
         return {}
     return common.run_c_benchmark("runtime_bench", [str(effort.c_scale), str(effort.max_bytes), *c_groups],
@@ -103,29 +100,27 @@ def rows(figures: dict[str, Figure], groups: Sequence[str], effort: Effort) -> l
                             figures["c.glibc_malloc_free.64MiB"]))
     if "copy" in groups:
         for name, size in sizes(effort).items():
-            peer = figures[f"c.memcpy.{name}"]
             for face in ("c", "py"):
                 for kind in KINDS if face == "c" else ("H2D", "D2H"):
                     key = f"{face}.aclrtMemcpy_{kind}.{name}"
-                    if key in figures:
+                    if key in figures:  # the Python rows beside the memcpy timed in turns with C's same copy
                         out.append(make_row(f"copy.{face}.{kind}.{name}", f"aclrtMemcpy {kind} {name} ({face})",
-                                            figures[key], "memcpy", peer, nbytes=size))
-    handoff = figures.get("c.thread_handoff")
-    for group, name, label, key in (
-            ("launch", "launch.c", "empty task launch+synchronize (c)", "c.launch_synchronize"),
-            ("event", "event.record_sync.c", "event record+synchronize (c)", "c.event_record_synchronize"),
-            ("event", "event.wait.c", "event record, cross-stream wait, task, sync (c)", "c.event_wait_cross_stream"),
+                                            figures[key], "memcpy", figures[f"c.memcpy.{kind}.{name}"], nbytes=size))
+    for group, name, label, key, peer in (
+            ("launch", "launch.c", "empty task launch+synchronize (c)", "c.launch_synchronize", "launch"),
+            ("event", "event.record_sync.c", "event record+synchronize (c)", "c.event_record_synchronize",
+             "record_sync"),
+            ("event", "event.wait.c", "event record, cross-stream wait, task, sync (c)", "c.event_wait_cross_stream",
+             "wait"),
             ("callback", "callback.c", "callback launch+synchronize, report thread (c)",
-             "c.callback_launch_synchronize")):
-        if group in groups and handoff is not None:
-            out.append(make_row(name, label, figures[key], "spinning thread handoff", handoff))
+             "c.callback_launch_synchronize", "callback")):
+        if group in groups:
+            out.append(make_row(name, label, figures[key], "spinning thread handoff",
+                                figures[f"c.thread_handoff.{peer}"]))
     if "event" in groups:
-        mutex = figures["c.mutex_lock_unlock"]
         out.append(make_row("event.sync_completed.c", "aclrtSynchronizeEvent, completed event (c)",
-                            figures["c.event_synchronize_completed"], "mutex lock+unlock", mutex))
-        out.append(make_row("event.elapsed.c", "aclrtEventElapsedTime (c)",
-                            figures["c.event_elapsed_time"], "mutex lock+unlock", mutex))
-    # the event rows in the order of the docstring
-    order = {name: i for i, name in enumerate(
-        ("event.record_sync.c", "event.wait.c", "event.sync_completed.c", "event.elapsed.c"))}
-    return sorted(out, key=lambda row: (GROUPS.index(row["group"]), order.get(row["name"], 0)))
+                            figures["c.event_synchronize_completed"], "mutex lock+unlock",
+                            figures["c.mutex.sync_completed"]))
+        out.append(make_row("event.elapsed.c", "aclrtEventElapsedTime (c)", figures["c.event_elapsed_time"],
+                            "mutex lock+unlock", figures["c.mutex.elapsed"]))
+    return sorted(out, key=lambda row: GROUPS.index(row["group"]))  # stable: each group's rows in order

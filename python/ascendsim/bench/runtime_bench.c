@@ -20,53 +20,61 @@ static long scaled(double iterations) {
 }
 
 /* The physical limit of a launch+synchronize round trip: handing a flag to another spinning thread and
- * waiting for it to hand it back. */
+ * waiting for it to hand it back. The helper thread spins only during the peer's turns (HANDOFF_BEGIN/END),
+ * so that it takes no CPU from the stream threads during ours. */
 static atomic_int handoff;
+static atomic_int handoff_active;
 static atomic_int handoff_stop;
 
 static void* handoff_worker(void* unused) {
+  const struct timespec nap = {0, 200000};
   (void)unused;
-  while (!atomic_load_explicit(&handoff_stop, memory_order_relaxed))
-    if (atomic_load_explicit(&handoff, memory_order_acquire) == 1)
+  while (!atomic_load_explicit(&handoff_stop, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&handoff_active, memory_order_relaxed))
+      nanosleep(&nap, NULL);
+    else if (atomic_load_explicit(&handoff, memory_order_acquire) == 1)
       atomic_store_explicit(&handoff, 0, memory_order_release);
+  }
   return NULL;
 }
 
-static void measure_handoff(void) {
-  pthread_t worker;
-  atomic_store(&handoff_stop, 0);
-  pthread_create(&worker, NULL, handoff_worker, NULL);
-  MEASURE("c.thread_handoff", scaled(20000), {
-    atomic_store_explicit(&handoff, 1, memory_order_release);
-    while (atomic_load_explicit(&handoff, memory_order_acquire) != 0) {
-    }
-  });
-  atomic_store(&handoff_stop, 1);
-  pthread_join(worker, NULL);
+static void hand_off(void) {
+  atomic_store_explicit(&handoff, 1, memory_order_release);
+  while (atomic_load_explicit(&handoff, memory_order_acquire) != 0) {
+  }
+}
+
+#define HANDOFF_BEGIN (atomic_store(&handoff_active, 1), hand_off()) /* returns once the helper is awake */
+#define HANDOFF_END atomic_store(&handoff_active, 0)
+
+/* The cheapest peer of the calls that only read a completed event's state: an uncontended mutex. */
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_unlock(void) {
+  pthread_mutex_lock(&mutex);
+  pthread_mutex_unlock(&mutex);
 }
 
 static void bench_malloc(void) {
   void* device;
-  MEASURE("c.glibc_malloc_free.4KiB", scaled(1000000), { sink = malloc(4096); free(sink); });
-  MEASURE("c.aclrtMalloc_aclrtFree.4KiB", scaled(1000000), {
-    aclrtMalloc(&device, 4096, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclrtFree(device);
-  });
+  MEASURE_VS("c.aclrtMalloc_aclrtFree.4KiB", { aclrtMalloc(&device, 4096, ACL_MEM_MALLOC_HUGE_FIRST); aclrtFree(device); },
+             "c.glibc_malloc_free.4KiB", (void)0, { sink = malloc(4096); free(sink); }, (void)0, scaled(1000000));
   /* 64 MiB is above glibc's largest mmap threshold: every malloc+free maps and unmaps, as an uncached
    * aclrtMalloc+aclrtFree followed by emptying the cache returns the segment. */
-  MEASURE("c.glibc_malloc_free.64MiB", scaled(2000), { sink = malloc(64 << 20); free(sink); });
-  MEASURE("c.aclrtMalloc_aclrtFree_emptyCache.64MiB", scaled(2000), {
+  MEASURE_VS("c.aclrtMalloc_aclrtFree_emptyCache.64MiB", {
     aclrtMalloc(&device, 64 << 20, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtFree(device);
     ascendsimEmptyCache(0);
-  });
+  }, "c.glibc_malloc_free.64MiB", (void)0, { sink = malloc(64 << 20); free(sink); }, (void)0, scaled(2000));
 }
 
 static void bench_copy(size_t max_bytes) {
   static const size_t sizes[] = {4096, 64 << 10, 1 << 20, 16 << 20, 64 << 20};
   static const char* names[] = {"4KiB", "64KiB", "1MiB", "16MiB", "64MiB"};
-  char label[128];
+  static const char* kinds[] = {"H2D", "D2H", "D2D", "H2H"};
+  char label[128], peer[128];
   size_t i;
+  int kind;
   for (i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= max_bytes; ++i) {
     size_t size = sizes[i];
     double target = (double)(256 << 20) / (double)size; /* about 256 MiB moved per repeat */
@@ -78,16 +86,17 @@ static void bench_copy(size_t max_bytes) {
     aclrtMalloc(&device_b, size, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtMemset(device_a, size, 0, size);
     aclrtMemset(device_b, size, 0, size);
-    snprintf(label, sizeof label, "c.memcpy.%s", names[i]);
-    MEASURE(label, iterations, { memcpy(host_b, host_a, size); sink = host_b; });
-    snprintf(label, sizeof label, "c.aclrtMemcpy_H2D.%s", names[i]);
-    MEASURE(label, iterations, aclrtMemcpy(device_a, size, host_a, size, ACL_MEMCPY_HOST_TO_DEVICE));
-    snprintf(label, sizeof label, "c.aclrtMemcpy_D2H.%s", names[i]);
-    MEASURE(label, iterations, aclrtMemcpy(host_b, size, device_a, size, ACL_MEMCPY_DEVICE_TO_HOST));
-    snprintf(label, sizeof label, "c.aclrtMemcpy_D2D.%s", names[i]);
-    MEASURE(label, iterations, aclrtMemcpy(device_b, size, device_a, size, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    snprintf(label, sizeof label, "c.aclrtMemcpy_H2H.%s", names[i]);
-    MEASURE(label, iterations, aclrtMemcpy(host_b, size, host_a, size, ACL_MEMCPY_HOST_TO_HOST));
+    for (kind = 0; kind < 4; ++kind) {
+      /* destination, source */
+      void* to[] = {device_a, host_b, device_b, host_b};
+      void* from[] = {host_a, device_a, device_a, host_a};
+      aclrtMemcpyKind codes[] = {ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE,
+                                 ACL_MEMCPY_HOST_TO_HOST};
+      snprintf(label, sizeof label, "c.aclrtMemcpy_%s.%s", kinds[kind], names[i]);
+      snprintf(peer, sizeof peer, "c.memcpy.%s.%s", kinds[kind], names[i]);
+      MEASURE_VS(label, aclrtMemcpy(to[kind], size, from[kind], size, codes[kind]),
+                 peer, (void)0, { memcpy(host_b, host_a, size); sink = host_b; }, (void)0, iterations);
+    }
     aclrtFree(device_a);
     aclrtFree(device_b);
     free(host_a);
@@ -96,41 +105,33 @@ static void bench_copy(size_t max_bytes) {
 }
 
 static void bench_launch(aclrtStream stream, void* device) {
-  MEASURE("c.launch_synchronize", scaled(20000), {
-    aclrtMemsetAsync(device, 64, 0, 1, stream);
-    aclrtSynchronizeStream(stream);
-  });
+  MEASURE_VS("c.launch_synchronize", { aclrtMemsetAsync(device, 64, 0, 1, stream); aclrtSynchronizeStream(stream); },
+             "c.thread_handoff.launch", HANDOFF_BEGIN, hand_off(), HANDOFF_END, scaled(20000));
 }
 
 static void bench_event(aclrtStream stream, aclrtStream other, void* device) {
-  static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   aclrtEvent event, start, end;
   float ms = 0;
   aclrtCreateEvent(&event);
   aclrtCreateEventWithFlag(&start, ACL_EVENT_TIME_LINE);
   aclrtCreateEventWithFlag(&end, ACL_EVENT_TIME_LINE);
-  MEASURE("c.event_record_synchronize", scaled(20000), {
-    aclrtRecordEvent(event, stream);
-    aclrtSynchronizeEvent(event);
-  });
+  MEASURE_VS("c.event_record_synchronize", { aclrtRecordEvent(event, stream); aclrtSynchronizeEvent(event); },
+             "c.thread_handoff.record_sync", HANDOFF_BEGIN, hand_off(), HANDOFF_END, scaled(20000));
   /* A record on one stream, a wait for it and a task on the other, the host waiting for that task. */
-  MEASURE("c.event_wait_cross_stream", scaled(20000), {
+  MEASURE_VS("c.event_wait_cross_stream", {
     aclrtRecordEvent(event, stream);
     aclrtStreamWaitEvent(other, event);
     aclrtMemsetAsync(device, 64, 0, 1, other);
     aclrtSynchronizeStream(other);
-  });
-  /* The cheapest peers of the calls that only read a completed event's state: an uncontended mutex. */
-  MEASURE("c.mutex_lock_unlock", scaled(1000000), {
-    pthread_mutex_lock(&mutex);
-    pthread_mutex_unlock(&mutex);
-  });
-  MEASURE("c.event_synchronize_completed", scaled(1000000), aclrtSynchronizeEvent(event));
+  }, "c.thread_handoff.wait", HANDOFF_BEGIN, hand_off(), HANDOFF_END, scaled(20000));
+  MEASURE_VS("c.event_synchronize_completed", aclrtSynchronizeEvent(event),
+             "c.mutex.sync_completed", (void)0, lock_unlock(), (void)0, scaled(1000000));
   aclrtRecordEvent(start, stream);
   aclrtMemsetAsync(device, 64, 0, 1, stream);
   aclrtRecordEvent(end, stream);
   aclrtSynchronizeStream(stream);
-  MEASURE("c.event_elapsed_time", scaled(1000000), aclrtEventElapsedTime(&ms, start, end));
+  MEASURE_VS("c.event_elapsed_time", aclrtEventElapsedTime(&ms, start, end),
+             "c.mutex.elapsed", (void)0, lock_unlock(), (void)0, scaled(1000000));
   aclrtDestroyEvent(event);
   aclrtDestroyEvent(start);
   aclrtDestroyEvent(end);
@@ -155,10 +156,10 @@ static void bench_callback(aclrtStream stream) {
     fprintf(stderr, "aclrtSubscribeReport: %s\n", aclGetRecentErrMsg());
     exit(1);
   }
-  MEASURE("c.callback_launch_synchronize", scaled(20000), {
+  MEASURE_VS("c.callback_launch_synchronize", {
     aclrtLaunchCallback(empty_callback, NULL, ACL_CALLBACK_BLOCK, stream);
     aclrtSynchronizeStream(stream);
-  });
+  }, "c.thread_handoff.callback", HANDOFF_BEGIN, hand_off(), HANDOFF_END, scaled(20000));
   aclrtUnSubscribeReport((uint64_t)reporter, stream);
   atomic_store(&reporting, 0);
   pthread_join(reporter, NULL);
@@ -166,6 +167,7 @@ static void bench_callback(aclrtStream stream) {
 
 int main(int argc, char** argv) {
   aclrtStream stream, other;
+  pthread_t helper;
   void* device;
   size_t max_bytes;
   int arg;
@@ -180,14 +182,13 @@ int main(int argc, char** argv) {
   aclrtCreateStream(&stream);
   aclrtCreateStream(&other);
   aclrtMalloc(&device, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+  pthread_create(&helper, NULL, handoff_worker, NULL);
   for (arg = 3; arg < argc; ++arg) {
     const char* group = argv[arg];
     if (strcmp(group, "malloc") == 0) {
       bench_malloc();
     } else if (strcmp(group, "copy") == 0) {
       bench_copy(max_bytes);
-    } else if (strcmp(group, "handoff") == 0) {
-      measure_handoff();
     } else if (strcmp(group, "launch") == 0) {
       bench_launch(stream, device);
     } else if (strcmp(group, "event") == 0) {
@@ -199,6 +200,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  atomic_store(&handoff_stop, 1);
+  pthread_join(helper, NULL);
   aclrtFree(device);
   aclrtDestroyStream(stream);
   aclrtDestroyStream(other);
