@@ -46,7 +46,7 @@ from ascendsim.models import bert_base_encoder, mobilenet_v2, resnet50
 
 from . import common
 from .common import Effort, Figure, Row, make_row
-from .groups import MICRO, MODELS
+from .groups import MODELS
 
 SOC = "Ascend910B1"
 THREADS = (1, 2)
@@ -90,7 +90,7 @@ def model_builders(quick: bool) -> dict[str, Callable[[], onnx.ModelProto]]:
 def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[str, Any]:
     """Writes NAME.onnx and NAME.om for every model the groups need; returns facts about them."""
     wanted: dict[str, tuple[Callable[[], onnx.ModelProto], tuple[str, ...]]] = {}
-    if set(groups) & set(MICRO):
+    if set(groups) & {"overhead", "chain"}:
         wanted["one"] = (lambda: add_chain(1), ("elementwise_fusion",))
     if "chain" in groups:
         wanted["chain"] = (lambda: add_chain(CHAIN), ("elementwise_fusion",))
@@ -200,18 +200,19 @@ OURS, ORT_RUN, ORT_IOBINDING = "execute(model_id, inputs, outputs)", "run(None, 
 
 
 def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tuple[dict[str, Figure], list[str]]:
-    """The overhead and chain figures: the Python calls taking turns with ORT's, then the C program."""
+    """The overhead, chain and concurrency figures: the Python calls taking turns with ORT's, then the C program."""
     figures: dict[str, Figure] = {}
     c_args: list[str] = []
     providers: list[str] = []
-    for name in ["one"] + (["chain"] if "chain" in groups else []) if set(groups) & {"overhead", "chain"} else []:
+    dispatch = ["one", "chain"] if "chain" in groups else ["one"] if "overhead" in groups else []
+    for name in dispatch:
         path = directory / f"{name}.onnx"
         feeds = random_feeds(path)
         ours, peer = Ours(directory / f"{name}.om", feeds), Peer(path, feeds, 1, optimise=False)
         iterations = effort.overhead_iterations if name == "one" else effort.chain_iterations
         figures.update(common.measure({f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN,
-                                             f"py.ort_iobinding.{name}": ORT_IOBINDING},
-                                            iterations, statements(ours, peer), effort.repeats))
+                                       f"py.ort_iobinding.{name}": ORT_IOBINDING},
+                                      iterations, statements(ours, peer), effort.repeats))
         c_args += [name, str(directory / f"{name}.om"), str(iterations * 5)]
         providers = peer.session.get_providers()
         ours.close()
@@ -236,8 +237,8 @@ def model_worker(directory: Path, groups: Sequence[str], threads: int,
         peer.session.run_with_iobinding(peer.binding)
         iterations = max(1, round(effort.model_seconds / (time.perf_counter() - start)))
         figures.update(common.measure({f"py.execute.{name}.t{threads}": OURS,
-                                             f"py.ort_iobinding.{name}.t{threads}": ORT_IOBINDING},
-                                            iterations, statements(ours, peer), effort.repeats, effort.pause))
+                                       f"py.ort_iobinding.{name}.t{threads}": ORT_IOBINDING},
+                                      iterations, statements(ours, peer), effort.repeats, effort.pause))
         providers = peer.session.get_providers()
         ours.close()
     return figures, providers

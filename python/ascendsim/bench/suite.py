@@ -17,7 +17,7 @@ from typing import Any
 from . import models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
-from .groups import SINK
+from .groups import MICRO, MODELS, RUNTIME, SINK
 
 API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT
 
@@ -81,7 +81,7 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
     return lines
 
 
-def run(groups: Sequence[str], quick: bool, progress: Progress | None = None) -> dict[str, Any]:
+def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict[str, Any]:
     """Measures the groups; returns the header, workers, rows (all of the groups' rows) and raw figures."""
     machine_blas = workers.openblas_info() if any(k in os.environ for k in workers.BLAS_VARIABLES) else None
     not_available = []
@@ -89,10 +89,10 @@ def run(groups: Sequence[str], quick: bool, progress: Progress | None = None) ->
         not_available.append({"name": SINK, "reason": (
             "aclopExecuteV2 is in this build, but the sink vs op-by-op row is not written yet" if sink_available()
             else "not available: aclopExecuteV2 (single-operator execution) is not supported by this build")})
-    runs = ([("runtime", 1)] if set(groups) & set(runtime.GROUPS) else []) + \
-        ([("micro", 1)] if set(groups) & set(models.MICRO) else []) + \
-        ([("models", t) for t in models.THREADS] if set(groups) & set(models.MODELS) else [])
-    progress = progress or Progress(len(runs) + 1, enabled=False)
+    runs = ([("runtime", 1)] if set(groups) & set(RUNTIME) else []) + \
+        ([("micro", 1)] if set(groups) & set(MICRO) else []) + \
+        ([("models", t) for t in models.THREADS] if set(groups) & set(MODELS) else [])
+    progress = Progress(len(runs) + 1, show_progress)  # the runs and compiling the models
     figures: dict[str, Figure] = {}
     found: dict[str, dict[str, Any]] = {}
     load = [os.getloadavg()]
@@ -115,10 +115,7 @@ def run(groups: Sequence[str], quick: bool, progress: Progress | None = None) ->
 def main(args: argparse.Namespace) -> int:
     terms = [*args.names, *(t for t in args.only.split(",") if t)]
     groups = select_groups(terms)
-    progress_on = args.progress or sys.stderr.isatty()
-    runs = sum(bool(set(groups) & set(g)) for g in (runtime.GROUPS, models.MICRO)) + \
-        (len(models.THREADS) if set(groups) & set(models.MODELS) else 0)
-    report = run(groups, args.quick, Progress(runs + 1, progress_on))
+    report = run(groups, args.quick, args.progress or sys.stderr.isatty())
     rows: list[Row] = report["rows"]
     if terms:
         rows = [row for row in rows if any(matches(row["name"], t) for t in terms)]
