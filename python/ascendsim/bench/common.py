@@ -159,5 +159,5 @@ class Progress:
 
     def finish(self) -> None:
         if self.enabled:
-            self.done = self.total - 1
+            self.done = self.total
             self.step("done\n")

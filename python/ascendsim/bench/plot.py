@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,12 +28,14 @@ def write_charts(rows: Sequence[Row], directory: Path) -> list[Path]:
     if copies:
         figure, axes = plt.subplots(figsize=(8, 5))
         series: dict[str, list[tuple[int, float]]] = {}
+        peers: dict[int, list[float]] = {}  # every copy row has its own memcpy, timed in turns with it
         for row in copies:
-            series.setdefault(row["benchmark"].split()[1] + " " + row["benchmark"].split()[-1], []).append(
-                (row["bytes"], row["bytes"] / row["ours"]["ns"]))
-            series.setdefault("memcpy (c)", []).append((row["bytes"], row["bytes"] / row["peer"]["ns"]))
-        for label, unsorted in series.items():
-            points = sorted(set(unsorted))
+            words = row["benchmark"].split()
+            series.setdefault(f"{words[1]} {words[-1]}", []).append((row["bytes"], row["bytes"] / row["ours"]["ns"]))
+            peers.setdefault(row["bytes"], []).append(row["bytes"] / row["peer"]["ns"])
+        series["memcpy (c), median of the rows' peers"] = [(size, statistics.median(values))
+                                                            for size, values in peers.items()]
+        for label, points in series.items():
             axes.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                       linestyle="--" if label.startswith("memcpy") else "-", label=label)
         axes.set_xscale("log", base=2)
@@ -51,7 +54,8 @@ def write_charts(rows: Sequence[Row], directory: Path) -> list[Path]:
         axes.bar([p - 0.2 for p in positions], [r["ours"]["ns"] / 1e6 for r in latencies], 0.4, label="ascendsim")
         axes.bar([p + 0.2 for p in positions], [r["peer"]["ns"] / 1e6 for r in latencies], 0.4, label="onnxruntime")
         axes.set_xticks(list(positions), [r["name"] for r in latencies], rotation=30, ha="right")
-        axes.set_ylabel("ms per inference (median)")
+        axes.set_yscale("log")
+        axes.set_ylabel("ms per inference (median, log scale)")
         axes.set_title("model latency, beside onnxruntime")
         axes.legend()
         path = directory / "models.png"

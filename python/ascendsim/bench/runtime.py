@@ -6,7 +6,8 @@ Groups and their rows (NAME for --only):
   aclrtMalloc+aclrtFree+ascendsimEmptyCache (the segment goes back each time) vs glibc malloc+free of 64 MiB
   (above glibc's mmap threshold: mapped and unmapped each time).
 - copy: aclrtMemcpy H2D, D2H, D2D, H2H at 4 KiB, 64 KiB, 1 MiB, 16 MiB and 64 MiB from C (H2D/D2H at 4 KiB,
-  1 MiB and 64 MiB also from Python) vs C memcpy of the same size, as bandwidth.
+  1 MiB and 64 MiB also from Python) vs C memcpy of the same bytes between the same addresses (timed in turns
+  with the C row; the Python rows beside the C row's peer), as bandwidth.
 - launch: the launch+synchronize round trip of an (almost) empty stream task (a 64-byte aclrtMemsetAsync)
   vs a thread handoff (a flag handed to a spinning thread and back: the physical limit of a round trip).
 - event: record+synchronize; cross-stream wait (record on stream A, aclrtStreamWaitEvent and a tiny task on
