@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -182,8 +183,12 @@ def test_chaos_under_thread_sanitizer(tmp_path: Path) -> None:
                f"-L{blas}", "-lscipy_openblas", f"-Wl,-rpath,{blas}", "-lpthread"]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stderr
-    result = subprocess.run([str(program), "2"], capture_output=True, text=True, timeout=300, check=False)
-    assert result.returncode == 0 and "ThreadSanitizer" not in result.stderr, result.stdout + result.stderr[-6000:]
+    # Once as it is, once with the profiler recording everything (docs/profiling.md) from every thread.
+    for profile in ("", str(tmp_path / "prof")):
+        result = subprocess.run([str(program), "2"], capture_output=True, text=True, timeout=300, check=False,
+                                env={**os.environ, "ASCENDSIM_PROFILE": profile})
+        assert result.returncode == 0 and "ThreadSanitizer" not in result.stderr, result.stdout + result.stderr[-6000:]
+    assert list((tmp_path / "prof").glob("PROF_*/trace.json"))
 
 
 def test_exception_info_getters_reject_pointers_not_being_delivered() -> None:

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/exception_info.h"
+#include "runtime/profiler.h"
 #include "runtime/report_queue.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
@@ -36,43 +37,52 @@ uint32_t read_info(const aclrtExceptionInfo* info, const char* api) {
 }  // namespace
 
 aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback) {
+  ASCENDSIM_PROFILE_API();
   Stream::set_exception_callback(callback);  // NULL unregisters
   return ACL_SUCCESS;
 }
 
 uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo* info) {
+  ASCENDSIM_PROFILE_API();
   return read_info<&rtExceptionInfo::taskid>(info, __func__);
 }
 
 uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo* info) {
+  ASCENDSIM_PROFILE_API();
   return read_info<&rtExceptionInfo::streamid>(info, __func__);
 }
 
 uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo* info) {
+  ASCENDSIM_PROFILE_API();
   return read_info<&rtExceptionInfo::tid>(info, __func__);
 }
 
 uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo* info) {
+  ASCENDSIM_PROFILE_API();
   return read_info<&rtExceptionInfo::deviceid>(info, __func__);
 }
 
 uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo* info) {
+  ASCENDSIM_PROFILE_API();
   return read_info<&rtExceptionInfo::retcode>(info, __func__);
 }
 
 aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
   return ReportHub::instance().subscribe(threadId, *stream, __func__);
 }
 
 aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
   return ReportHub::instance().unsubscribe(threadId, *stream, __func__);
 }
 
 aclError aclrtProcessReport(int32_t timeout) {
+  ASCENDSIM_PROFILE_API();
   if (timeout < -1 || timeout == 0)
     return fail(ACL_ERROR_INVALID_PARAM,
                 "%s: timeout %d is invalid: -1 waits forever, a positive value is a limit in ms", __func__, timeout);
@@ -80,6 +90,7 @@ aclError aclrtProcessReport(int32_t timeout) {
 }
 
 aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBlockType blockType, aclrtStream handle) {
+  ASCENDSIM_PROFILE_API();
   if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
     return fail(ACL_ERROR_INVALID_PARAM,
                 "%s: blockType %d is not ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1)", __func__,
@@ -101,5 +112,6 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBloc
   // The raw pointer is safe: a task only runs while its stream exists (teardown discards the rest).
   Stream* target = stream.get();
   return stream->enqueue(
-      [target, fn, userData, block] { return ReportHub::instance().deliver(*target, fn, userData, block); });
+      [target, fn, userData, block] { return ReportHub::instance().deliver(*target, fn, userData, block); }, nullptr,
+      prof::TaskLabel{"Callback", {"blocking", block ? 1u : 0u}, {}});
 }

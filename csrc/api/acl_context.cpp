@@ -3,11 +3,13 @@
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;
 
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(context);
   Device* device = Runtime::instance().device(deviceId, __func__);
   if (device == nullptr) return ACL_ERROR_RT_INVALID_DEVICEID;
@@ -26,6 +28,7 @@ static aclError find_context(aclrtContext handle, const char* api, std::shared_p
 }
 
 aclError aclrtDestroyContext(aclrtContext handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Context> context;
   if (aclError ret = find_context(handle, __func__, &context)) return ret;
   if (context->is_default())
@@ -38,6 +41,7 @@ aclError aclrtDestroyContext(aclrtContext handle) {
 }
 
 aclError aclrtSetCurrentContext(aclrtContext handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Context> context;
   if (aclError ret = find_context(handle, __func__, &context)) return ret;
   set_current_context(std::move(context));
@@ -45,6 +49,7 @@ aclError aclrtSetCurrentContext(aclrtContext handle) {
 }
 
 aclError aclrtGetCurrentContext(aclrtContext* handle) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;
@@ -60,6 +65,7 @@ static aclError check_sys_param(aclSysParamOpt opt, const char* api) {
 }
 
 aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  ASCENDSIM_PROFILE_API();
   if (aclError ret = check_sys_param(opt, __func__)) return ret;
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;
@@ -68,6 +74,7 @@ aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
 }
 
 aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(value);
   if (aclError ret = check_sys_param(opt, __func__)) return ret;
   std::shared_ptr<Context> context;

@@ -3,11 +3,13 @@
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;
 
 aclError aclrtSetDevice(int32_t deviceId) {
+  ASCENDSIM_PROFILE_API();
   Device* device = Runtime::instance().device(deviceId, __func__);
   if (device == nullptr) return ACL_ERROR_RT_INVALID_DEVICEID;
   set_current_context(device->retain_default_context());
@@ -20,11 +22,18 @@ static aclError reset_device(int32_t deviceId, bool force, const char* api) {
   return device->release_default_context(force, api);
 }
 
-aclError aclrtResetDevice(int32_t deviceId) { return reset_device(deviceId, false, __func__); }
+aclError aclrtResetDevice(int32_t deviceId) {
+  ASCENDSIM_PROFILE_API();
+  return reset_device(deviceId, false, __func__);
+}
 
-aclError aclrtResetDeviceForce(int32_t deviceId) { return reset_device(deviceId, true, __func__); }
+aclError aclrtResetDeviceForce(int32_t deviceId) {
+  ASCENDSIM_PROFILE_API();
+  return reset_device(deviceId, true, __func__);
+}
 
 aclError aclrtGetDevice(int32_t* deviceId) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(deviceId);
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;
@@ -33,24 +42,28 @@ aclError aclrtGetDevice(int32_t* deviceId) {
 }
 
 aclError aclrtGetDeviceCount(uint32_t* count) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(count);
   *count = static_cast<uint32_t>(Runtime::instance().device_count());
   return ACL_SUCCESS;
 }
 
 aclError aclrtGetRunMode(aclrtRunMode* runMode) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(runMode);
   *runMode = ACL_HOST;  // an application on the host driving a card over PCIe: copies are real copies
   return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeDevice(void) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;
   return context->device()->synchronize();
 }
 
 aclError aclrtSetTsDevice(aclrtTsId tsId) {
+  ASCENDSIM_PROFILE_API();
   if (tsId != ACL_TS_ID_AICORE && tsId != ACL_TS_ID_AIVECTOR)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: tsId %d is not ACL_TS_ID_AICORE (0) or ACL_TS_ID_AIVECTOR (1)",
                 __func__, static_cast<int>(tsId));
@@ -58,6 +71,7 @@ aclError aclrtSetTsDevice(aclrtTsId tsId) {
 }
 
 aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo* utilizationInfo) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(utilizationInfo);
   if (Runtime::instance().device(deviceId, __func__) == nullptr) return ACL_ERROR_RT_INVALID_DEVICEID;
   // The emulated cores are the host's CPUs; report busy memory only, as a fraction of capacity.
@@ -72,6 +86,7 @@ aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo* u
 }
 
 aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus* deviceStatus) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(deviceStatus);
   if (Runtime::instance().device(deviceId, __func__) == nullptr) return ACL_ERROR_RT_INVALID_DEVICEID;
   *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
@@ -80,6 +95,7 @@ aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus* deviceStatu
 
 // All emulated devices share the host's memory, so every pair can reach each other.
 aclError aclrtDeviceCanAccessPeer(int32_t* canAccessPeer, int32_t deviceId, int32_t peerDeviceId) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(canAccessPeer);
   auto& runtime = Runtime::instance();
   if (runtime.device(deviceId, __func__) == nullptr || runtime.device(peerDeviceId, __func__) == nullptr)
@@ -100,17 +116,28 @@ static aclError check_peer(int32_t peerDeviceId, const char* api) {
 }
 
 aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags) {
+  ASCENDSIM_PROFILE_API();
   if (flags != 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: flags must be 0, got %u", __func__, flags);
   return check_peer(peerDeviceId, __func__);
 }
 
-aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId) { return check_peer(peerDeviceId, __func__); }
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId) {
+  ASCENDSIM_PROFILE_API();
+  return check_peer(peerDeviceId, __func__);
+}
 
 // Timeouts of device-side waits and kernels: accepted and kept; the emulator's tasks never hang.
-aclError aclrtSetOpWaitTimeout(uint32_t) { return ACL_SUCCESS; }
-aclError aclrtSetOpExecuteTimeOut(uint32_t) { return ACL_SUCCESS; }
+aclError aclrtSetOpWaitTimeout(uint32_t) {
+  ASCENDSIM_PROFILE_API();
+  return ACL_SUCCESS;
+}
+aclError aclrtSetOpExecuteTimeOut(uint32_t) {
+  ASCENDSIM_PROFILE_API();
+  return ACL_SUCCESS;
+}
 
 aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {
+  ASCENDSIM_PROFILE_API();
   if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: mode %d is not SATURATION (0) or INFNAN (1)", __func__,
                 static_cast<int>(mode));
@@ -121,6 +148,7 @@ aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {
 }
 
 aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode* mode) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(mode);
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;

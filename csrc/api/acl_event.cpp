@@ -6,6 +6,7 @@
 #include "api/sync_timeout.h"
 #include "core/error.h"
 #include "runtime/event.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
@@ -59,15 +60,25 @@ aclError synchronize(aclrtEvent handle, int32_t timeout, const char* api) {
 
 }  // namespace
 
-aclError aclrtCreateEvent(aclrtEvent* event) { return create_event(event, Event::kDefaultFlags, __func__); }
+aclError aclrtCreateEvent(aclrtEvent* event) {
+  ASCENDSIM_PROFILE_API();
+  return create_event(event, Event::kDefaultFlags, __func__);
+}
 
-aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) { return create_event(event, flag, __func__); }
+aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) {
+  ASCENDSIM_PROFILE_API();
+  return create_event(event, flag, __func__);
+}
 
 // "Ex" events are not bound to a hardware event resource on real chips; the emulator has no such limit, so
 // they behave like the others.
-aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) { return create_event(event, flag, __func__); }
+aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) {
+  ASCENDSIM_PROFILE_API();
+  return create_event(event, flag, __func__);
+}
 
 aclError aclrtDestroyEvent(aclrtEvent handle) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   // Records and waits still queued keep the object alive; they complete normally.
   if (Runtime::instance().events.remove(handle)) return ACL_SUCCESS;
@@ -76,6 +87,7 @@ aclError aclrtDestroyEvent(aclrtEvent handle) {
 }
 
 aclError aclrtRecordEvent(aclrtEvent event_handle, aclrtStream stream_handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Event> event;
   std::shared_ptr<Stream> stream;
   if (aclError ret = find_event_and_stream(event_handle, stream_handle, __func__, &event, &stream)) return ret;
@@ -83,6 +95,7 @@ aclError aclrtRecordEvent(aclrtEvent event_handle, aclrtStream stream_handle) {
 }
 
 aclError aclrtResetEvent(aclrtEvent event_handle, aclrtStream stream_handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Event> event;
   std::shared_ptr<Stream> stream;
   if (aclError ret = find_event_and_stream(event_handle, stream_handle, __func__, &event, &stream)) return ret;
@@ -90,6 +103,7 @@ aclError aclrtResetEvent(aclrtEvent event_handle, aclrtStream stream_handle) {
 }
 
 aclError aclrtStreamWaitEvent(aclrtStream stream_handle, aclrtEvent event_handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Event> event;
   std::shared_ptr<Stream> stream;
   if (aclError ret = find_event_and_stream(event_handle, stream_handle, __func__, &event, &stream)) return ret;
@@ -97,6 +111,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream_handle, aclrtEvent event_handle
 }
 
 aclError aclrtQueryEvent(aclrtEvent handle, aclrtEventStatus* status) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(status);
   std::shared_ptr<Event> event;
   if (aclError ret = find_event(handle, "event", __func__, &event)) return ret;
@@ -105,6 +120,7 @@ aclError aclrtQueryEvent(aclrtEvent handle, aclrtEventStatus* status) {
 }
 
 aclError aclrtQueryEventStatus(aclrtEvent handle, aclrtEventRecordedStatus* status) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(status);
   std::shared_ptr<Event> event;
   if (aclError ret = find_event(handle, "event", __func__, &event)) return ret;
@@ -113,6 +129,7 @@ aclError aclrtQueryEventStatus(aclrtEvent handle, aclrtEventRecordedStatus* stat
 }
 
 aclError aclrtQueryEventWaitStatus(aclrtEvent handle, aclrtEventWaitStatus* status) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(status);
   std::shared_ptr<Event> event;
   if (aclError ret = find_event(handle, "event", __func__, &event)) return ret;
@@ -120,14 +137,19 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent handle, aclrtEventWaitStatus* stat
   return ACL_SUCCESS;
 }
 
-aclError aclrtSynchronizeEvent(aclrtEvent event) { return synchronize(event, -1, __func__); }
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  ASCENDSIM_PROFILE_API();
+  return synchronize(event, -1, __func__);
+}
 
 aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout) {
+  ASCENDSIM_PROFILE_API();
   if (aclError ret = check_sync_timeout(timeout, __func__)) return ret;
   return synchronize(event, timeout, __func__);
 }
 
 aclError aclrtEventElapsedTime(float* ms, aclrtEvent start_handle, aclrtEvent end_handle) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(ms);
   std::shared_ptr<Event> start;
   std::shared_ptr<Event> end;

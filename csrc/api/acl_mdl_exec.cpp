@@ -22,6 +22,7 @@
 #include "model/model_registry.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
@@ -301,9 +302,11 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
                 api, model_id, req->model->device()->id(), stream->device_id());
   if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
   // One task: the whole model (sink mode).
-  const aclError ret = stream->enqueue([req, api]() {
-    return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
-  });
+  const aclError ret = stream->enqueue(
+      [req, api]() {
+        return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
+      },
+      nullptr, prof::TaskLabel{"ModelExecute", {"model", model_id}, {}});
   if (ret == ACL_SUCCESS && req->input_descs) reset_output_descs(output, api);  // at the call, as CANN
   return ret;
 }
@@ -365,26 +368,31 @@ aclError write_gear(const LoadedModel& model, void* addr, size_t item, const std
 }  // namespace
 
 aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
+  ASCENDSIM_PROFILE_API();
   return load_file(modelPath, modelId, nullptr, __func__);
 }
 
 aclError aclmdlLoadFromMem(const void* model, size_t modelSize, uint32_t* modelId) {
+  ASCENDSIM_PROFILE_API();
   return load_mem(model, modelSize, modelId, nullptr, __func__);
 }
 
 aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId, void* workPtr, size_t workSize,
                                    void* weightPtr, size_t weightSize) {
+  ASCENDSIM_PROFILE_API();
   const UserMemory user{workPtr, workSize, weightPtr, weightSize};
   return load_file(modelPath, modelId, &user, __func__);
 }
 
 aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize, uint32_t* modelId, void* workPtr,
                                   size_t workSize, void* weightPtr, size_t weightSize) {
+  ASCENDSIM_PROFILE_API();
   const UserMemory user{workPtr, workSize, weightPtr, weightSize};
   return load_mem(model, modelSize, modelId, &user, __func__);
 }
 
 aclError aclmdlUnload(uint32_t modelId) {
+  ASCENDSIM_PROFILE_API();
   auto model = unregister_loaded_model(modelId);
   if (!model) return fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "%s: model id %u is not loaded", __func__, modelId);
   // Memory is released when the last holder lets go: a queued aclmdlExecuteAsync keeps the model alive.
@@ -392,15 +400,18 @@ aclError aclmdlUnload(uint32_t modelId) {
 }
 
 aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
+  ASCENDSIM_PROFILE_API();
   return execute_sync(modelId, input, output, nullptr, __func__);
 }
 
 aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream) {
+  ASCENDSIM_PROFILE_API();
   return execute_async(modelId, input, output, stream, nullptr, __func__);
 }
 
 aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
                          const aclmdlExecConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<aclmdlExecConfigHandle> config;
   if (handle != nullptr)
     if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
@@ -417,20 +428,26 @@ aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDat
 
 aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
                               const aclmdlExecConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<aclmdlExecConfigHandle> config;
   if (handle != nullptr)
     if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
   return execute_async(modelId, input, output, stream, config.get(), __func__);
 }
 
-aclmdlExecConfigHandle* aclmdlCreateExecConfigHandle() { return create_handle(exec_config_handles(), __func__); }
+aclmdlExecConfigHandle* aclmdlCreateExecConfigHandle() {
+  ASCENDSIM_PROFILE_API();
+  return create_handle(exec_config_handles(), __func__);
+}
 
 aclError aclmdlDestroyExecConfigHandle(const aclmdlExecConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   return destroy_handle(exec_config_handles(), handle, "exec config handle", __func__);
 }
 
 aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfigAttr attr, const void* attrValue,
                                 size_t valueSize) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
   std::shared_ptr<aclmdlExecConfigHandle> config;
@@ -464,14 +481,19 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfig
               static_cast<int>(attr));
 }
 
-aclmdlConfigHandle* aclmdlCreateConfigHandle() { return create_handle(config_handles(), __func__); }
+aclmdlConfigHandle* aclmdlCreateConfigHandle() {
+  ASCENDSIM_PROFILE_API();
+  return create_handle(config_handles(), __func__);
+}
 
 aclError aclmdlDestroyConfigHandle(aclmdlConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   return destroy_handle(config_handles(), handle, "config handle", __func__);
 }
 
 aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, const void* attrValue,
                             size_t valueSize) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
   std::shared_ptr<aclmdlConfigHandle> config;
@@ -530,6 +552,7 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
 }
 
 aclError aclmdlLoadWithConfig(const aclmdlConfigHandle* handle, uint32_t* modelId) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(modelId);
   std::shared_ptr<aclmdlConfigHandle> config;
@@ -557,6 +580,7 @@ aclError aclmdlLoadWithConfig(const aclmdlConfigHandle* handle, uint32_t* modelI
 }
 
 aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, size_t index, uint64_t batchSize) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<LoadedModel> model;
   void* addr = nullptr;
   size_t item = 0;
@@ -567,6 +591,7 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
 
 aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset, size_t index, uint64_t height,
                                 uint64_t width) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<LoadedModel> model;
   void* addr = nullptr;
   size_t item = 0;
@@ -577,6 +602,7 @@ aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset, size_t
 }
 
 aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset* dataset, size_t index, const aclmdlIODims* dims) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(dims);
   std::shared_ptr<LoadedModel> model;
   void* addr = nullptr;
@@ -606,6 +632,7 @@ aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset* dataset, siz
 // The output dims of the gear the model last ran (GE's GetCurShape): from a description made by
 // aclmdlGetDesc; one made from a file or memory image has no execution and gives the described dims.
 aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(dims);
   auto desc = find_desc(modelDesc, __func__);
   if (!desc) return ACL_ERROR_INVALID_PARAM;

@@ -21,6 +21,7 @@
 #include "acl/acl_rt.h"
 #include "api/memory_checks.h"
 #include "core/error.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
@@ -58,13 +59,30 @@ aclError check_async_direction(int kind, const MemoryRegion& dst, const MemoryRe
 
 // Runs `work` on the stream. If a host buffer is pageable it may be gone by the time the stream gets
 // there, so, like the real runtime, the stream is synchronized and the work done now instead.
+// A copy task's name on the profiler's timeline, by direction: host to device, device to host, device to device.
+constexpr const char* kCopyNames[] = {"MemcpyAsync HostToDevice", "MemcpyAsync DeviceToHost",
+                                      "MemcpyAsync DeviceToDevice"};
+constexpr const char* kCopy2dNames[] = {"Memcpy2dAsync HostToDevice", "Memcpy2dAsync DeviceToHost",
+                                        "Memcpy2dAsync DeviceToDevice"};
+
+const char* copy_task_name(const char* const* names, const MemoryRegion& dst, const MemoryRegion& src) {
+  switch (implied_memcpy_kind(dst, src)) {
+    case ACL_MEMCPY_HOST_TO_DEVICE: return names[0];
+    case ACL_MEMCPY_DEVICE_TO_HOST: return names[1];
+    default: return names[2];  // host to host is refused before a task is made
+  }
+}
+
 template <typename Work>
-aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, Work work, const char* api) {
+aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, Work work, const char* api,
+                prof::TaskLabel label) {
   if (!pageable)
-    return stream->enqueue([work] {
-      work();
-      return ACL_SUCCESS;
-    });
+    return stream->enqueue(
+        [work] {
+          work();
+          return ACL_SUCCESS;
+        },
+        nullptr, label);
   Stream::Failure failure;
   if (aclError ret = stream->synchronize(-1, &failure))
     return fail(ret, "%s: the stream failed before this copy (task %llu): %s", api,
@@ -159,6 +177,7 @@ aclError check_copy_2d(const Copy2d& c, int kind, bool async, const char* api, M
 extern "C" {
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   MemoryRegion dst_region, src_region;
   if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
@@ -169,6 +188,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
 
 aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
+  ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   MemoryRegion dst_region, src_region;
   if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
@@ -177,10 +197,12 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   if (dst == src) return ACL_SUCCESS;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, [dst, src, count] { std::memmove(dst, src, count); }, __func__);
+  return submit(target, pageable, [dst, src, count] { std::memmove(dst, src, count); }, __func__,
+                {copy_task_name(kCopyNames, dst_region, src_region), {"bytes", count}, {}});
 }
 
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
   std::memset(devPtr, static_cast<unsigned char>(value), count);
@@ -188,16 +210,19 @@ aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count)
 }
 
 aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const auto byte = static_cast<unsigned char>(value);
-  return submit(target, false, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__);
+  return submit(target, false, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
+                {"MemsetAsync", {"bytes", count}, {}});
 }
 
 aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                        aclrtMemcpyKind kind) {
+  ASCENDSIM_PROFILE_API();
   if (width == 0 || height == 0) return ACL_SUCCESS;
   const Copy2d copy{dst, dpitch, src, spitch, width, height};
   MemoryRegion dst_region, src_region;
@@ -209,6 +234,7 @@ aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch,
 
 aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             aclrtMemcpyKind kind, aclrtStream stream) {
+  ASCENDSIM_PROFILE_API();
   if (width == 0 || height == 0) return ACL_SUCCESS;
   const Copy2d copy{dst, dpitch, src, spitch, width, height};
   MemoryRegion dst_region, src_region;
@@ -217,7 +243,9 @@ aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t sp
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, [copy] { copy.run(); }, __func__);
+  return submit(target, pageable, [copy] { copy.run(); }, __func__,
+                {copy_task_name(kCopy2dNames, dst_region, src_region),
+                 {"bytes", uint64_t{width} * height}, {}});
 }
 
 }  // extern "C"

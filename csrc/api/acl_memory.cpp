@@ -10,6 +10,7 @@
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/host_memory.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;
@@ -61,22 +62,32 @@ aclError check_cache_range(void* devPtr, size_t size, const char* api) {
 extern "C" {
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  ASCENDSIM_PROFILE_API();
   return malloc_device(devPtr, size, policy, true, __func__);
 }
 
 aclError aclrtMallocAlign32(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  ASCENDSIM_PROFILE_API();
   return malloc_device(devPtr, size, policy, false, __func__);
 }
 
 aclError aclrtMallocCached(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  ASCENDSIM_PROFILE_API();
   return malloc_device(devPtr, size, policy, true, __func__);
 }
 
-aclError aclrtMemFlush(void* devPtr, size_t size) { return check_cache_range(devPtr, size, __func__); }
+aclError aclrtMemFlush(void* devPtr, size_t size) {
+  ASCENDSIM_PROFILE_API();
+  return check_cache_range(devPtr, size, __func__);
+}
 
-aclError aclrtMemInvalidate(void* devPtr, size_t size) { return check_cache_range(devPtr, size, __func__); }
+aclError aclrtMemInvalidate(void* devPtr, size_t size) {
+  ASCENDSIM_PROFILE_API();
+  return check_cache_range(devPtr, size, __func__);
+}
 
 aclError aclrtFree(void* devPtr) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(devPtr);
   Device* device = Runtime::instance().device_of_address(devPtr);
   if (device == nullptr) {
@@ -91,6 +102,7 @@ aclError aclrtFree(void* devPtr) {
 }
 
 aclError aclrtMallocHost(void** hostPtr, size_t size) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(hostPtr);
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0 (must be positive)", __func__);
   void* p = HostMemory::instance().allocate(size, __func__);
@@ -100,6 +112,7 @@ aclError aclrtMallocHost(void** hostPtr, size_t size) {
 }
 
 aclError aclrtFreeHost(void* hostPtr) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(hostPtr);
   if (Device* device = Runtime::instance().device_of_address(hostPtr))
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: hostPtr %p is device %d memory, not host memory: free it with aclrtFree",
@@ -108,6 +121,7 @@ aclError aclrtFreeHost(void* hostPtr) {
 }
 
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(free);
   ASCENDSIM_CHECK_NOT_NULL(total);
   if (static_cast<int>(attr) < ACL_DDR_MEM || static_cast<int>(attr) > ACL_HBM_MEM_P2P_NORMAL)

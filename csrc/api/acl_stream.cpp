@@ -9,6 +9,7 @@
 #include "api/sync_timeout.h"
 #include "core/error.h"
 #include "runtime/context.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
@@ -79,6 +80,7 @@ aclError ascendsim::synchronize_stream(aclrtStream handle, int32_t timeout, cons
 }
 
 aclrtStreamConfigHandle* aclrtCreateStreamConfigHandle(void) {
+  ASCENDSIM_PROFILE_API();
   auto* handle = new (std::nothrow) aclrtStreamConfigHandle{};
   if (handle == nullptr) {
     fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
@@ -90,6 +92,7 @@ aclrtStreamConfigHandle* aclrtCreateStreamConfigHandle(void) {
 }
 
 aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   {
     std::lock_guard<std::mutex> lock(g_config_mutex);
@@ -104,6 +107,7 @@ aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle* handle) {
 
 aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamConfigAttr attr, const void* attrValue,
                                  size_t valueSize) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
   // Each attribute has one exact value size, as in the real implementation.
@@ -139,9 +143,13 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamCon
               static_cast<int>(attr));
 }
 
-aclError aclrtCreateStream(aclrtStream* stream) { return create_stream(stream, 0, 0, __func__); }
+aclError aclrtCreateStream(aclrtStream* stream) {
+  ASCENDSIM_PROFILE_API();
+  return create_stream(stream, 0, 0, __func__);
+}
 
 aclError aclrtCreateStreamV2(aclrtStream* stream, const aclrtStreamConfigHandle* handle) {
+  ASCENDSIM_PROFILE_API();
   if (handle == nullptr) return create_stream(stream, 0, 0, __func__);  // NULL: default configuration
   if (handle->priority > kMaxPriority)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: handle priority %u is out of range [0, %u]", __func__,
@@ -150,6 +158,7 @@ aclError aclrtCreateStreamV2(aclrtStream* stream, const aclrtStreamConfigHandle*
 }
 
 aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uint32_t flag) {
+  ASCENDSIM_PROFILE_API();
   // Unknown flag bits are ignored, as the ACL layer translates only the flags it knows.
   if (stream != nullptr && priority > kMaxPriority)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: priority %u is out of range [0, %u]", __func__, priority,
@@ -158,6 +167,7 @@ aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uin
 }
 
 aclError aclrtDestroyStream(aclrtStream handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Stream> stream;
   if (aclError ret = take_stream(handle, __func__, &stream)) return ret;
   // Like the real runtime, waits for the queued tasks; a task failure is dropped with the stream. Callbacks
@@ -167,20 +177,26 @@ aclError aclrtDestroyStream(aclrtStream handle) {
 }
 
 aclError aclrtDestroyStreamForce(aclrtStream handle) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Stream> stream;
   if (aclError ret = take_stream(handle, __func__, &stream)) return ret;
   stream->close(true);  // queued tasks are discarded; a running one finishes, a blocked one is interrupted
   return ACL_SUCCESS;
 }
 
-aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize_stream(stream, -1, __func__); }
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  ASCENDSIM_PROFILE_API();
+  return synchronize_stream(stream, -1, __func__);
+}
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  ASCENDSIM_PROFILE_API();
   if (aclError ret = check_sync_timeout(timeout, __func__)) return ret;
   return synchronize_stream(stream, timeout, __func__);
 }
 
 aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus* status) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(status);
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
@@ -189,6 +205,7 @@ aclError aclrtStreamQuery(aclrtStream handle, aclrtStreamStatus* status) {
 }
 
 aclError aclrtSetStreamFailureMode(aclrtStream handle, uint64_t mode) {
+  ASCENDSIM_PROFILE_API();
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
   if (stream->set_failure_mode(mode) != ACL_SUCCESS)
@@ -199,6 +216,7 @@ aclError aclrtSetStreamFailureMode(aclrtStream handle, uint64_t mode) {
 }
 
 aclError aclrtSetStreamOverflowSwitch(aclrtStream handle, uint32_t flag) {
+  ASCENDSIM_PROFILE_API();
   if (flag > 1) return fail(ACL_ERROR_INVALID_PARAM, "%s: flag %u is not 0 (off) or 1 (on)", __func__, flag);
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;
@@ -207,6 +225,7 @@ aclError aclrtSetStreamOverflowSwitch(aclrtStream handle, uint32_t flag) {
 }
 
 aclError aclrtGetStreamOverflowSwitch(aclrtStream handle, uint32_t* flag) {
+  ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(flag);
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, __func__, &stream)) return ret;

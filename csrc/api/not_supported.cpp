@@ -7,6 +7,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
+#include "acl/acl_prof.h"
 #include "core/error.h"
 
 namespace ascendsim {
@@ -32,6 +33,10 @@ struct UnsupportedResult<aclDataType> {
 template <>
 struct UnsupportedResult<aclFormat> {
   static aclFormat value(aclError) { return ACL_FORMAT_UNDEFINED; }
+};
+template <>
+struct UnsupportedResult<aclprofSubscribeOpFlag> {
+  static aclprofSubscribeOpFlag value(aclError) { return ACL_SUBSCRIBE_NONE; }
 };
 template <>
 struct UnsupportedResult<void> {

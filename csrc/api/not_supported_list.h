@@ -9,6 +9,7 @@
  *   - a pointer or handle:     NULL
  *   - size_t / int64_t:        0
  *   - aclDataType / aclFormat: ACL_DT_UNDEFINED / ACL_FORMAT_UNDEFINED
+ *   - aclprofSubscribeOpFlag:  ACL_SUBSCRIBE_NONE (the real library's failure value)
  *   - void:                    nothing
  * Tests and documentation read this file as the single list of unsupported functions, so keep one entry
  * per line. Implementing a function = deleting its line here and defining it in its own api file.
@@ -102,6 +103,17 @@ ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecute, (const char *opType, int num
 ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
 ACL_NOT_SUPPORTED(aclError, aclGenGraphAndDumpForOp, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, const char *graphDumpPath, const aclGraphDumpOption *graphDumpOpt))
 ACL_NOT_SUPPORTED(aclError, aclDestroyGraphDumpOpt, (const aclGraphDumpOption *graphDumpOpt))
+/* acl_prof.h */
+ACL_NOT_SUPPORTED(aclError, aclprofModelSubscribe, (uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig))
+ACL_NOT_SUPPORTED(aclError, aclprofModelUnSubscribe, (uint32_t modelId))
+ACL_NOT_SUPPORTED(aclError, aclprofDestroySubscribeConfig, (const aclprofSubscribeConfig *profSubscribeConfig))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpDescSize, (size_t *opDescSize))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpNum, (const void *opInfo, size_t opInfoLen, uint32_t *opNumber))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpTypeLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpType, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opType, size_t opTypeLen))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpNameLen, (const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen))
+ACL_NOT_SUPPORTED(aclError, aclprofGetOpName, (const void *opInfo, size_t opInfoLen, uint32_t index, char *opName, size_t opNameLen))
+ACL_NOT_SUPPORTED(aclError, aclprofGetStepTimestamp, (aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream))
 
 /* ---- Return a pointer or handle: NULL. */
 /* acl_rt.h */
@@ -113,11 +125,24 @@ ACL_NOT_SUPPORTED(aclmdlAIPP *, aclmdlCreateAIPP, (uint64_t batchSize))
 ACL_NOT_SUPPORTED(const char *, aclmdlGetTensorRealName, (const aclmdlDesc *modelDesc, const char *name))
 /* acl_op_compiler.h */
 ACL_NOT_SUPPORTED(aclGraphDumpOption *, aclCreateGraphDumpOpt, ())
+/* acl_prof.h */
+ACL_NOT_SUPPORTED(aclprofSubscribeConfig *, aclprofCreateSubscribeConfig, (int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics, void *fd))
+ACL_NOT_SUPPORTED(const char *, aclprofGetOpAttriValue, (const void *opInfo, size_t opInfoLen, uint32_t index, aclprofSubscribeOpAttri attri))
+ACL_NOT_SUPPORTED(aclprofStepInfo *, aclprofCreateStepInfo, ())
 
 /* ---- Return a count or size: 0. */
+/* acl_prof.h */
+ACL_NOT_SUPPORTED(uint64_t, aclprofGetOpStart, (const void *opInfo, size_t opInfoLen, uint32_t index))
+ACL_NOT_SUPPORTED(uint64_t, aclprofGetOpEnd, (const void *opInfo, size_t opInfoLen, uint32_t index))
+ACL_NOT_SUPPORTED(uint64_t, aclprofGetOpDuration, (const void *opInfo, size_t opInfoLen, uint32_t index))
+ACL_NOT_SUPPORTED(size_t, aclprofGetModelId, (const void *opInfo, size_t opInfoLen, uint32_t index))
 
-/* ---- Return an enum: its UNDEFINED value. */
+/* ---- Return an enum: its UNDEFINED (or NONE) value. */
+/* acl_prof.h */
+ACL_NOT_SUPPORTED(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo, size_t opInfoLen, uint32_t index))
 
 /* ---- Return nothing: only the error is recorded. */
 /* acl_op.h */
 ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))
+/* acl_prof.h */
+ACL_NOT_SUPPORTED(void, aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo))

@@ -4,6 +4,7 @@
 
 #include "device/address_range.h"
 #include "device/caching_allocator.h"
+#include "runtime/profiler.h"
 
 namespace ascendsim {
 
@@ -21,10 +22,22 @@ DeviceMemory::DeviceMemory(int device_id, size_t capacity_bytes, std::function<v
 DeviceMemory::~DeviceMemory() = default;
 
 void* DeviceMemory::allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api) {
-  return impl_->allocator.allocate(size, stream, usable_size, api);
+  void* p = impl_->allocator.allocate(size, stream, usable_size, api);
+  if (prof::on(prof::kTaskTime)) sample();
+  return p;
 }
 
-aclError DeviceMemory::release(void* ptr, const char* api) { return impl_->allocator.release(ptr, api); }
+aclError DeviceMemory::release(void* ptr, const char* api) {
+  const aclError ret = impl_->allocator.release(ptr, api);
+  if (prof::on(prof::kTaskTime)) sample();
+  return ret;
+}
+
+void DeviceMemory::sample() const {
+  if (!prof::device_on(impl_->device_id)) return;
+  const MemoryStats s = stats();
+  prof::memory_sample(impl_->device_id, s.allocated_bytes, s.reserved_bytes);
+}
 
 int DeviceMemory::device_id() const { return impl_->device_id; }
 bool DeviceMemory::in_range(const void* p) const { return impl_->range.contains(p); }

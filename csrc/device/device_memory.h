@@ -90,6 +90,7 @@ class DeviceMemory {
   size_t capacity() const;
 
  private:
+  void sample() const;  // the profiler's memory counter (runtime/profiler.h)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -13,6 +13,7 @@
 // oversubscribing the CPUs and makes nested calls safe.
 #include "kernels/thread_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -62,7 +63,11 @@ inline uint64_t generation_of(uint64_t state) { return state >> (kActiveBits + 1
 class Pool {
  public:
   explicit Pool(int threads) : threads_(threads) {
-    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { work(); });
+    for (int i = 1; i < threads_; ++i) {
+      workers_.emplace_back([this] { work(); });
+      // Named here: a new thread would otherwise inherit the name of whichever thread first ran a region.
+      pthread_setname_np(workers_.back().native_handle(), "ascendsim-pool");
+    }
   }
   // Never destroyed (a static pointer): workers may still sleep at process exit, which is harmless.
 

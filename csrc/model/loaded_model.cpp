@@ -34,6 +34,8 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "executor/stream_runner.h"
+#include "model/model_trace.h"
+#include "runtime/profiler.h"
 #include "runtime/device.h"
 
 namespace ascendsim::model {
@@ -116,6 +118,7 @@ struct PlanInstance {
   std::vector<RoundOutput> rounds;
   std::unique_ptr<executor::StreamRunner> runner;
   std::vector<std::vector<uint32_t>> plan_node;  // per stream: node array entry -> plan node id or kNone
+  std::vector<std::vector<uint32_t>> plan_task;  // per stream: node array entry -> index in the plan's tasks
   std::vector<std::vector<uint32_t>> input_slots;   // per model input: the slots holding its address
   std::vector<std::vector<uint32_t>> output_slots;
 
@@ -310,10 +313,12 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
   }
   inst->runner = std::make_unique<executor::StreamRunner>(p.stream_count, p.event_count);
   inst->plan_node.resize(inst->runner->stream_count());
+  inst->plan_task.resize(inst->runner->stream_count());
   std::vector<uint32_t> records(p.event_count, 0);  // per event: RECORD tasks so far (the ordinal)
   for (const TaskDef& task : p.tasks) {
+    if (task.type == TaskType::Kernel && skipped[task.node]) continue;
+    inst->plan_task[task.stream].push_back(static_cast<uint32_t>(&task - p.tasks.data()));
     if (task.type == TaskType::Kernel) {
-      if (skipped[task.node]) continue;
       NodeContext& ctx = inst->contexts[context_of[task.node]];
       inst->runner->add_node(task.stream, {ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs
                                                                : ascendsim_run_kernel, &ctx});
@@ -448,7 +453,10 @@ aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void
     for (uint32_t s : inst->output_slots[i]) slots[s] = outputs[i];
   uint32_t late_event = kNone;
   bool in_time;
-  if (!timing_) {
+  if (prof::on(prof::kTaskTime) && prof::device_on(device_->id())) {
+    const ExecutionTrace trace(device_->id(), name_, plan_index, *plan.def, inst->plan_task);
+    in_time = inst->runner->run(trace.observer(), trace.users(), options.event_timeout_ms, &late_event);
+  } else if (!timing_) {
     in_time = inst->runner->run(nullptr, nullptr, options.event_timeout_ms, &late_event);
   } else {
     std::vector<TimingUser> users;

@@ -1,6 +1,7 @@
 // The declared-but-unimplemented functions are callable from Python too (they return
 // ACL_ERROR_API_NOT_SUPPORT with a message), bound from the same list that defines them.
 #include "acl/acl_op_compiler.h"
+#include "acl/acl_prof.h"
 #include "python/module.h"
 
 // Deprecated functions are bound on purpose: old samples still call them.

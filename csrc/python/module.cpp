@@ -33,4 +33,5 @@ PYBIND11_MODULE(_core, m) {
   bind_callbacks(module);
   bind_pyacl_helpers(module);
   bind_extensions(module);
+  bind_prof_functions(module);
 }

@@ -31,5 +31,6 @@ void bind_op_functions(PyObject* module);           // operator attributes and s
 void bind_callbacks(PyObject* module);              // functions that take Python callables
 void bind_pyacl_helpers(PyObject* module);          // pyACL-only conveniences (acl.util, acl.init, ...)
 void bind_extensions(PyObject* module);             // ascendsim* statistics
+void bind_prof_functions(PyObject* module);         // acl_prof.h (acl.prof)
 
 }  // namespace ascendsim::python

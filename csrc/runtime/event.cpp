@@ -29,6 +29,7 @@
 
 #include "core/error.h"
 #include "core/spin.h"
+#include "runtime/profiler.h"
 #include "runtime/stream.h"
 
 namespace ascendsim {
@@ -86,10 +87,12 @@ aclError Event::record(Stream& stream) {
   auto self = shared_from_this();
   const aclError ret = stream.enqueue(
       [self, seq] {
+        prof::task_completes_now();  // the record's span ends before a waiter can see it
         self->complete(seq, now_ns(), ACL_SUCCESS);
         return ACL_SUCCESS;
       },
-      [self, seq](aclError reason) { self->complete(seq, 0, reason); });
+      [self, seq](aclError reason) { self->complete(seq, 0, reason); },
+      prof::TaskLabel{"EventRecord", {"event", reinterpret_cast<uintptr_t>(this)}, {"seq", seq}});
   // Queued (or already completed as discarded): from now on stream waits may target it.
   std::lock_guard<std::mutex> lock(mutex_);
   if (seq > published_) published_ = seq;
@@ -98,11 +101,13 @@ aclError Event::record(Stream& stream) {
 
 aclError Event::reset(Stream& stream) {
   auto self = shared_from_this();
-  return stream.enqueue([self] {
-    std::lock_guard<std::mutex> lock(self->mutex_);
-    self->reset_ = true;
-    return ACL_SUCCESS;
-  });
+  return stream.enqueue(
+      [self] {
+        std::lock_guard<std::mutex> lock(self->mutex_);
+        self->reset_ = true;
+        return ACL_SUCCESS;
+      },
+      nullptr, prof::TaskLabel{"EventReset", {"event", reinterpret_cast<uintptr_t>(this)}, {}});
 }
 
 aclError Event::wait_on(Stream& stream) {
@@ -119,7 +124,8 @@ aclError Event::wait_on(Stream& stream) {
         self->waits_done_.fetch_add(1);
         return ACL_SUCCESS;
       },
-      [self](aclError) { self->waits_done_.fetch_add(1); });
+      [self](aclError) { self->waits_done_.fetch_add(1); },
+      prof::TaskLabel{"EventWait", {"event", reinterpret_cast<uintptr_t>(this)}, {"seq", target}});
 }
 
 aclrtEventStatus Event::query() const {

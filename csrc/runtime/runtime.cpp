@@ -11,6 +11,7 @@
 #include "runtime/device.h"
 #include "runtime/event.h"
 #include "runtime/leak_report.h"
+#include "runtime/profiler_session.h"
 #include "runtime/stream.h"
 
 namespace ascendsim {
@@ -75,19 +76,20 @@ Runtime& Runtime::instance() {
 aclError Runtime::init(const char* config_path) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (initialized()) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized (call aclFinalize first)");
+  JsonValue config;  // stays Null without a file
   if (config_path != nullptr && config_path[0] != '\0') {
     std::ifstream file(config_path, std::ios::binary);
     if (!file) return fail(ACL_ERROR_INVALID_FILE, "aclInit: cannot open config file \"%s\"", config_path);
     std::stringstream text;
     text << file.rdbuf();
     const std::string content = text.str();
-    JsonValue config;
     std::string error;
     if (!content.empty() && !parse_json(content, &config, &error))
       return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" is not valid JSON: %s", config_path, error.c_str());
     if (!content.empty() && config.kind != JsonValue::Kind::Object)
       return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" must hold a JSON object", config_path);
   }
+  if (aclError ret = prof::configure_at_init(&config)) return ret;
   initialized_.store(true, std::memory_order_release);
   return ACL_SUCCESS;
 }
@@ -105,6 +107,7 @@ aclError Runtime::finalize() {
   // handle is valid any more; dropping them keeps init/finalize cycles from leaking the events a program did
   // not destroy. Tasks still holding one keep it alive until they finish.
   for (auto& event : events.snapshot()) events.remove(event.get());
+  prof::finish_at_finalize();  // after the devices drained their streams: every task is in the trace
   tls_current_context.reset();
   initialized_.store(false, std::memory_order_release);
   ever_finalized_ = true;

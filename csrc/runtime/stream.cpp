@@ -74,10 +74,13 @@ struct Stream::Impl {
     Discard discard;
     uint64_t seq = 0;
     uint32_t tid = 0;  // the launching host thread, for the exception info
+    prof::TaskLabel label;
   };
 
   uint32_t stream_id = 0;
   int device_id = 0;
+  bool is_default = false;
+  uint32_t prof_track = 0;  // this stream's profiler track, registered by the worker's first profiled task
 
   std::mutex mutex;
   std::condition_variable work_cv;  // the worker sleeps here
@@ -108,6 +111,7 @@ struct Stream::Impl {
   static void main(std::shared_ptr<Impl> self);
   bool next_batch(std::deque<Entry>* batch, uint64_t* taken);
   void execute(Entry* entry);
+  aclError run_profiled(Entry* entry);
   void finish(uint64_t seq);
   void record_failure(const Entry& entry, aclError code);
   aclError take_failure(Failure* out);
@@ -164,7 +168,10 @@ void Stream::Impl::execute(Entry* entry) {
   aclError code = ACL_SUCCESS;
   const auto seq = static_cast<unsigned long long>(entry->seq);
   try {
-    if (entry->run) code = entry->run();
+    if (prof::on(prof::kTaskTime) && prof::device_on(device_id))
+      code = run_profiled(entry);
+    else if (entry->run)
+      code = entry->run();
   } catch (const std::bad_alloc&) {
     code = fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "task %llu on stream %u: out of host memory", seq, stream_id);
   } catch (const std::exception& e) {
@@ -173,6 +180,20 @@ void Stream::Impl::execute(Entry* entry) {
     code = fail(ACL_ERROR_RT_INTERNAL_ERROR, "task %llu on stream %u threw an exception", seq, stream_id);
   }
   if (code != ACL_SUCCESS) record_failure(*entry, code);
+}
+
+// The task as a span on this stream's track; work it does on other tracks (a model's nodes) learns the
+// track from prof::current_track().
+aclError Stream::Impl::run_profiled(Entry* entry) {
+  if (prof_track == 0) prof_track = prof::stream_track(device_id, stream_id, is_default);
+  const prof::TrackScope track(prof_track);
+  const uint64_t start = prof::now_ns();
+  const aclError code = entry->run ? entry->run() : ACL_SUCCESS;
+  const uint64_t published = prof::take_task_end();
+  const prof::TaskLabel& label = entry->label;
+  prof::span(track.id(), label.name != nullptr ? label.name : "Task", "task", start,
+             published != 0 ? published : prof::now_ns(), label.arg0, label.arg1);
+  return code;
 }
 
 void Stream::Impl::finish(uint64_t seq) {
@@ -241,6 +262,7 @@ Stream::Stream(Context* context, bool is_default, uint32_t priority, uint32_t fl
       impl_(std::make_shared<Impl>()) {
   impl_->stream_id = id_;
   impl_->device_id = device_id_;
+  impl_->is_default = is_default_;
   if (device_id_ >= 0 && device_id_ < kMaxTrackedDevices) g_live_streams[device_id_].fetch_add(1);
 }
 
@@ -249,7 +271,7 @@ Stream::~Stream() {
   if (device_id_ >= 0 && device_id_ < kMaxTrackedDevices) g_live_streams[device_id_].fetch_sub(1);
 }
 
-aclError Stream::enqueue(Task task, Discard on_discard) {
+aclError Stream::enqueue(Task task, Discard on_discard, prof::TaskLabel label) {
   Impl& s = *impl_;
   const uint32_t tid = os_thread_id();
   std::unique_lock<std::mutex> lock(s.mutex);
@@ -273,7 +295,7 @@ aclError Stream::enqueue(Task task, Discard on_discard) {
     return fail(refused, "stream %u: no thread could be started to run the stream: the task was not queued", id_);
   }
   const uint64_t seq = s.submitted.load(std::memory_order_relaxed) + 1;
-  s.queue.push_back(Impl::Entry{std::move(task), std::move(on_discard), seq, tid});
+  s.queue.push_back(Impl::Entry{std::move(task), std::move(on_discard), seq, tid, label});
   s.submitted.store(seq, std::memory_order_release);
   const bool wake = s.sleeping;
   lock.unlock();

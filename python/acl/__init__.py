@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ascendsim import _core
 
-from . import constants, mdl, op, rt, util
+from . import constants, mdl, op, prof, rt, util
 
-__all__ = ["constants", "mdl", "op", "rt", "util"]
+__all__ = ["constants", "mdl", "op", "prof", "rt", "util"]
 
 init = _core.pyacl_init
 finalize = _core.aclFinalize

@@ -11,10 +11,12 @@ from pathlib import Path
 from . import _core
 from .leaks import format_leak_report, leak_report
 from .memory_snapshot import format_memory_snapshot, memory_snapshot, save_memory_snapshot
+from .profiling import load_trace, profile_summary
 
 __all__ = [
     "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include", "get_library_dir",
-    "leak_report", "memory_snapshot", "memory_stats", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
+    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "profile_summary", "reset_peak_memory_stats",
+    "save_memory_snapshot", "toolkit_root",
 ]
 
 

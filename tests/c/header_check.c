@@ -11,6 +11,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
+#include "acl/acl_prof.h"
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define HAVE_STATIC_ASSERT 1
@@ -68,6 +69,10 @@ STATIC_CHECK(ACL_FORMAT_UNDEFINED == -1 && ACL_FORMAT_NCL == 47);
 STATIC_CHECK(ACL_ERROR_RT_PARAM_INVALID == 107000 && ACL_ERROR_RT_REPORT_TIMEOUT == 507012);
 STATIC_CHECK(ACL_ERROR_RT_FEATURE_NOT_SUPPROT == ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 STATIC_CHECK(ACL_MAX_DIM_CNT == 128 && ACL_MAX_TENSOR_NAME_LEN == 128);
+STATIC_CHECK(sizeof(aclprofAicoreMetrics) == 4 && ACL_AICORE_MEMORY_UB == 5 && ACL_AICORE_NONE == 0xFF);
+STATIC_CHECK(ACL_PROF_ACL_API == 0x1 && ACL_PROF_TASK_TIME == 0x2 && ACL_PROF_RUNTIME_API == 0x100);
+STATIC_CHECK(ACL_SUBSCRIBE_NONE == 0xFF && ACL_SUBSCRIBE_ATTRI_NONE == 1 && ACL_STEP_END == 1);
+STATIC_CHECK(ACL_PROF_MAX_OP_NAME_LEN == 257 && ACL_PROF_MAX_OP_TYPE_LEN == 65);
 
 #if HAVE_STATIC_ASSERT
 /* ---- a few function types (unevaluated: nothing is linked) ---- */
@@ -79,6 +84,9 @@ STATIC_CHECK(HAS_TYPE(aclGetDataBufferSizeV2, size_t (*)(const aclDataBuffer *))
 STATIC_CHECK(HAS_TYPE(aclopCompile, aclError (*)(const char *, int, const aclTensorDesc *const *, int,
                                                  const aclTensorDesc *const *, const aclopAttr *, aclopEngineType,
                                                  aclopCompileType, const char *)));
+STATIC_CHECK(HAS_TYPE(aclprofCreateConfig, aclprofConfig *(*)(uint32_t *, uint32_t, aclprofAicoreMetrics,
+                                                               const aclprofAicoreEvents *, uint64_t)));
+STATIC_CHECK(HAS_TYPE(aclprofInit, aclError (*)(const char *, size_t)));
 #endif
 
 int main(void)

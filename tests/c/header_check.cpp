@@ -10,6 +10,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
+#include "acl/acl_prof.h"
 
 #define CHECK(cond) static_assert(cond, #cond)
 
@@ -93,6 +94,10 @@ CHECK((std::is_same<decltype(aclopExecuteV2),
                     aclError(const char*, int, aclTensorDesc**, aclDataBuffer**, int, aclTensorDesc**,
                              aclDataBuffer**, aclopAttr*, aclrtStream)>::value));
 CHECK((std::is_same<decltype(aclGetCompileoptSize), size_t(aclCompileOpt)>::value));
+CHECK((std::is_same<decltype(aclprofFinalize), aclError()>::value));
+CHECK((std::is_same<decltype(aclprofStop), aclError(const aclprofConfig*)>::value));
+CHECK((std::is_same<decltype(aclprofGetOpFlag), aclprofSubscribeOpFlag(const void*, size_t, uint32_t)>::value));
+CHECK((std::is_same<decltype(ACL_PROF_TASK_TIME), unsigned long long>::value));
 
 int main() {
   // Values that are not constant expressions.
