@@ -10,6 +10,9 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
   the cost of each further node without the per-call overhead, the same formula for ORT, whose session has
   graph optimisations off (ORT_DISABLE_ALL) so that it does not fuse the Adds either. Goal: <= 20 ns/node (ORT:
   about 190 ns).
+- sink: a network of SINK_OPS (100) tiny Adds ([1,4], fusion off) run once as a model (aclmdlExecute) vs the
+  same Adds one by one on a stream (aclopExecuteV2 of a single-operator model from `atc --singleop`, then
+  aclrtSynchronizeStream), from C: device-side (sunk) execution vs host dispatch of each op.
 - concurrency: two independent streams of work vs one (C): two loaded copies of a MatMul chain (4 MatMuls of
   [128,256]x[256,256]), each iteration two aclmdlExecuteAsync on one stream vs one on each of two streams, then
   synchronize; with 2 free CPUs the ideal ratio is 0.5.
@@ -28,6 +31,7 @@ count runs in its own worker process (ascendsim.bench.workers).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,6 +46,7 @@ import acl
 import ascendsim
 from ascendcl import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
 from ascendsim.compiler.om_reader import read_om
+from ascendsim.compiler.singleop import compile_single_ops
 from ascendsim.models import bert_base_encoder, mobilenet_v2, resnet50
 
 from . import common
@@ -51,6 +56,7 @@ from .groups import MODELS
 SOC = "Ascend910B1"
 THREADS = (1, 2)
 CHAIN = 1000
+SINK_OPS = 100
 OVERHEAD_GOAL_NS = 1000.0
 NODE_GOAL_NS = 20.0
 MODEL_GOAL = 1.2
@@ -94,6 +100,12 @@ def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[
         wanted["one"] = (lambda: add_chain(1), ("elementwise_fusion",))
     if "chain" in groups:
         wanted["chain"] = (lambda: add_chain(CHAIN), ("elementwise_fusion",))
+    if "sink" in groups:
+        wanted["sink"] = (lambda: add_chain(SINK_OPS), ("elementwise_fusion",))
+        add = {"format": "ND", "shape": [1, 4], "type": "float32"}
+        spec = directory / "sink_ops.json"
+        spec.write_text(json.dumps([{"op": "Add", "input_desc": [add, add], "output_desc": [add]}]))
+        compile_single_ops(str(spec), str(directory / "sink_ops"), SOC)
     if "concurrency" in groups:
         wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), ())
     builders = model_builders(quick)
@@ -216,6 +228,8 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
         c_args += [name, str(directory / f"{name}.om"), str(iterations * 5)]
         providers = peer.session.get_providers()
         ours.close()
+    if "sink" in groups:
+        c_args += [f"sink:{SINK_OPS}", str(directory), str(max(2, effort.chain_iterations // 2))]
     if "concurrency" in groups:
         c_args += ["streams", str(directory / "streams.om"), str(effort.streams_iterations)]
     figures.update(common.run_c_benchmark("model_bench", c_args, repeats=effort.repeats))
@@ -269,6 +283,9 @@ def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
             out.append(make_row(f"chain.{face}.per_node", f"  per node, (chain - 1-node)/{CHAIN - 1} ({face})",
                                 per_node(figures[f"{face}.execute.chain"], figures[f"{face}.execute.one"]),
                                 "ORT, same formula", ort_node, goal_ns=NODE_GOAL_NS))
+    if "sink" in groups:
+        out.append(make_row("sink.c", f"{SINK_OPS} Adds: one model, aclmdlExecute (c)", figures["c.sink.model"],
+                            f"{SINK_OPS} aclopExecuteV2 + sync", figures["c.sink.ops"]))
     if "concurrency" in groups:
         out.append(make_row("concurrency.c", "2 executions: two streams vs one (c)",
                             figures["c.streams.two"], "one stream", figures["c.streams.one"],
