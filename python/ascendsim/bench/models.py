@@ -105,6 +105,7 @@ def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[
         add = {"format": "ND", "shape": [1, 4], "type": "float32"}
         spec = directory / "sink_ops.json"
         spec.write_text(json.dumps([{"op": "Add", "input_desc": [add, add], "output_desc": [add]}]))
+        (directory / "sink_ops").mkdir()
         compile_single_ops(str(spec), str(directory / "sink_ops"), SOC)
     if "concurrency" in groups:
         wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), ())
