@@ -174,7 +174,7 @@ def test_chaos_under_thread_sanitizer(tmp_path: Path) -> None:
     import scipy_openblas32
 
     # every library source (the API files call into model/, kernels/ and executor/); g++ builds the .c as C++
-    sources = sorted(str(p) for d in ("core", "device", "runtime", "api", "model", "kernels", "executor")
+    sources = sorted(str(p) for d in ("core", "device", "runtime", "api", "model", "kernels", "executor", "op")
                      for pattern in ("*.cpp", "*.c") for p in (ROOT / "csrc" / d).glob(pattern))
     program = tmp_path / "chaos_tsan"
     blas = scipy_openblas32.get_lib_dir()

@@ -80,27 +80,14 @@ ACL_NOT_SUPPORTED(aclError, aclmdlInitDump, ())
 ACL_NOT_SUPPORTED(aclError, aclmdlSetDump, (const char *dumpCfgPath))
 ACL_NOT_SUPPORTED(aclError, aclmdlFinalizeDump, ())
 /* acl_op.h */
-ACL_NOT_SUPPORTED(aclError, aclopSetModelDir, (const char *modelDir))
-ACL_NOT_SUPPORTED(aclError, aclopLoad, (const void *model, size_t modelSize))
-ACL_NOT_SUPPORTED(aclError, aclopExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclopExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclopCreateHandle, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *opAttr, aclopHandle **handle))
-ACL_NOT_SUPPORTED(aclError, aclopExecWithHandle, (aclopHandle *handle, int numInputs, const aclDataBuffer *const inputs[], int numOutputs, aclDataBuffer *const outputs[], aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclopCast, (const aclTensorDesc *srcDesc, const aclDataBuffer *srcBuffer, const aclTensorDesc *dstDesc, aclDataBuffer *dstBuffer, uint8_t truncate, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclopCreateHandleForCast, (aclTensorDesc *srcDesc, aclTensorDesc *dstDesc, uint8_t truncate, aclopHandle **handle))
 ACL_NOT_SUPPORTED(aclError, aclopCreateKernel, (const char *opType, const char *kernelId, const char *kernelName, void *binData, int binSize, aclopEngineType enginetype, aclDataDeallocator deallocator))
 ACL_NOT_SUPPORTED(aclError, aclopRegisterCompileFunc, (const char *opType, aclopCompileFunc func))
 ACL_NOT_SUPPORTED(aclError, aclopUnregisterCompileFunc, (const char *opType))
 ACL_NOT_SUPPORTED(aclError, aclopSetKernelArgs, (aclopKernelDesc *kernelDesc, const char *kernelId, uint32_t blockDim, const void *args, uint32_t argSize))
 ACL_NOT_SUPPORTED(aclError, aclopSetKernelWorkspaceSizes, (aclopKernelDesc *kernelDesc, int numWorkspaces, size_t *workspaceSizes))
-ACL_NOT_SUPPORTED(aclError, aclopUpdateParams, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr))
-ACL_NOT_SUPPORTED(aclError, aclopInferShape, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclopAttr *attr))
 ACL_NOT_SUPPORTED(aclError, aclopStartDumpArgs, (uint32_t dumpType, const char *path))
 ACL_NOT_SUPPORTED(aclError, aclopStopDumpArgs, (uint32_t dumpType))
 /* acl_op_compiler.h */
-ACL_NOT_SUPPORTED(aclError, aclopCompile, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath))
-ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecute, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
-ACL_NOT_SUPPORTED(aclError, aclopCompileAndExecuteV2, (const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath, aclrtStream stream))
 ACL_NOT_SUPPORTED(aclError, aclGenGraphAndDumpForOp, (const char *opType, int numInputs, const aclTensorDesc *const inputDesc[], const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[], const aclopAttr *attr, aclopEngineType engineType, const char *graphDumpPath, const aclGraphDumpOption *graphDumpOpt))
 ACL_NOT_SUPPORTED(aclError, aclDestroyGraphDumpOpt, (const aclGraphDumpOption *graphDumpOpt))
 /* acl_prof.h */
@@ -143,6 +130,5 @@ ACL_NOT_SUPPORTED(aclprofSubscribeOpFlag, aclprofGetOpFlag, (const void *opInfo,
 
 /* ---- Return nothing: only the error is recorded. */
 /* acl_op.h */
-ACL_NOT_SUPPORTED(void, aclopDestroyHandle, (aclopHandle *handle))
 /* acl_prof.h */
 ACL_NOT_SUPPORTED(void, aclprofDestroyStepInfo, (aclprofStepInfo *stepinfo))

@@ -2,9 +2,12 @@
 //
 // General path (see general()): per image and group, the output is computed in L2-sized column blocks:
 // im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
-// sgemm (gemm.h) onto the block preset to the bias, then the activation. Depthwise convs (group == C == M)
-// take a direct path, parallel over (image, channel): polyphase planes and flat axpys per tap (see
-// depthwise()). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// sgemm (gemm.h) onto the block preset to the bias, then the activation. When the output plane is small
+// (at most kPackedColumns positions) and the weights are a float32 constant, they are packed once at build
+// (PackedMatrix) and the product runs on our micro-kernel: OpenBLAS would repack the (then large) weights
+// on every call. Depthwise convs (group == C == M) take a direct path, parallel over (image, channel):
+// polyphase planes and flat axpys per tap (see depthwise()). Float16 storage is widened to float32;
+// ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/gemm.h"
@@ -62,6 +65,7 @@ ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float*
 constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
 constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
+constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) with pre-packed weights
 
 class ConvKernel final : public Kernel {
  public:
@@ -80,6 +84,11 @@ class ConvKernel final : public Kernel {
     // Column block of the general path: ~512 KiB of im2col, a multiple of 16 columns, at least kMinBlock
     // (narrower GEMMs lose more to packing than the cache saves).
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
+    const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
+    if (!depthwise_ && spatial_ <= kPackedColumns && weights != nullptr && w_.dtype == ACL_FLOAT && !round_) {
+      packed_.reserve(static_cast<size_t>(g.group));
+      for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
+    }
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -122,8 +131,13 @@ class ConvKernel final : public Kernel {
             if (!pointwise_) im2col(image, col, p0, np);
             if (bg != nullptr)
               for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
-            sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, pointwise_ ? image + p0 : col, pointwise_ ? spatial_ : np,
-                  bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
+            const float* b = pointwise_ ? image + p0 : col;
+            int64_t ldb = pointwise_ ? spatial_ : np;
+            if (packed_.empty()) {
+              sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
+            } else {
+              packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, bg != nullptr, dst + p0, spatial_);
+            }
             if (act_.op >= 0)
               for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
           }
@@ -237,6 +251,7 @@ class ConvKernel final : public Kernel {
   Activation act_;
   bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
+  std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {

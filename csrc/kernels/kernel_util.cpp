@@ -234,8 +234,8 @@ int64_t BroadcastPlan::row_offset(size_t k, int64_t row) const {
 }
 
 float* scratch_floats(int slot, size_t count) {
-  thread_local std::vector<float> buffers[8];
-  auto& b = buffers[slot & 7];
+  thread_local std::vector<float> buffers[16];
+  auto& b = buffers[slot & 15];
   if (b.size() < count) b.resize(count);
   return b.data();
 }

@@ -30,6 +30,7 @@ PYBIND11_MODULE(_core, m) {
   bind_not_supported_functions(module);
   bind_mdl_functions(module);
   bind_op_functions(module);
+  bind_op_exec_functions(module);
   bind_callbacks(module);
   bind_pyacl_helpers(module);
   bind_extensions(module);

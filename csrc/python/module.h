@@ -28,6 +28,7 @@ void bind_tensor_desc_functions(PyObject* module);  // acl_base.h tensor descrip
 void bind_not_supported_functions(PyObject* module);
 void bind_mdl_functions(PyObject* module);          // acl_mdl.h with pyACL's dict shapes (after the stubs)
 void bind_op_functions(PyObject* module);           // operator attributes and settings, pyACL's acl.op shapes
+void bind_op_exec_functions(PyObject* module);      // single-operator execution (arrays of descs and buffers)
 void bind_callbacks(PyObject* module);              // functions that take Python callables
 void bind_pyacl_helpers(PyObject* module);          // pyACL-only conveniences (acl.util, acl.init, ...)
 void bind_extensions(PyObject* module);             // ascendsim* statistics

@@ -68,6 +68,18 @@ ACL_FUNC_VISIBILITY aclError ascendsimGetMemorySnapshot(int32_t deviceId, char *
  */
 ACL_FUNC_VISIBILITY void ascendsimSetHostWaitHooks(void *(*begin)(void), void (*end)(void *token));
 
+/* The single-operator cache (aclopCompile*, aclopExecute*): compiled-kernel lookups that found a kernel
+ * (hits) or built one (misses), the kernels cached now, and the operator signatures registered by loaded
+ * single-op models and online compilations. Process-wide; never reset. */
+typedef struct ascendsimOpCacheStats {
+    uint64_t hits;
+    uint64_t misses;
+    uint64_t entries;
+    uint64_t registered;
+} ascendsimOpCacheStats;
+
+ACL_FUNC_VISIBILITY aclError ascendsimGetOpCacheStats(ascendsimOpCacheStats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,8 +15,8 @@ from .profiling import load_trace, profile_summary
 
 __all__ = [
     "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include", "get_library_dir",
-    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "profile_summary", "reset_peak_memory_stats",
-    "save_memory_snapshot", "toolkit_root",
+    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "op_cache_stats", "profile_summary",
+    "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
 ]
 
 
@@ -56,6 +56,15 @@ def reset_peak_memory_stats(device_id: int) -> None:
     """Start the peak figures of memory_stats() again from the current values."""
     if _core.ascendsimResetPeakMemoryStats(device_id) != 0:
         raise RuntimeError(_core.aclGetRecentErrMsg())
+
+
+def op_cache_stats() -> dict[str, int]:
+    """The single-operator cache: kernel lookups that hit or missed (built a kernel), the kernels cached, and
+    the operator signatures registered by single-op models and aclopCompile*."""
+    stats, ret = _core.ascendsimGetOpCacheStats()
+    if ret != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg())
+    return stats
 
 
 def empty_cache(device_id: int) -> None:

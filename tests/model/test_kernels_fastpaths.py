@@ -4,7 +4,9 @@ numpy and onnxruntime:
   their fallbacks (broadcast, float16, other integer widths), tiny (inline) to multi-block (pooled), in place;
 - sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
 - the depthwise path (polyphase planes, flat blocks, kernel widths 1 to 5, strides, dilations, asymmetric pads)
-  with bias and a fused activation."""
+  with bias and a fused activation;
+- the general conv path's column blocks, and its weights packed at build for small output planes (PackedMatrix:
+  partial row panels and column tiles, groups, batches, no bias, deep K, the 10x10 limit)."""
 
 from __future__ import annotations
 
@@ -88,18 +90,20 @@ def test_inplace_over_wider_broadcast_input(driver: Path, tmp_path: Path, thread
 
 
 @pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
-                                      ((3, 65, 40), (3, 40, 33))])
+                                      ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1))])
 def test_matmul_split(driver: Path, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
-    """Row blocks (M > N), column blocks (N >= M), a folded batch, and per-batch GEMMs."""
+    """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and a column (sgemv)."""
     x, y = normal(a), normal(b)
     want = x @ y
     got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33)])
+@pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33),
+                                  *[(ta, tb, 1, 1003, 517) for ta in (0, 1) for tb in (0, 1)],
+                                  *[(ta, tb, 999, 1, 65) for ta in (0, 1) for tb in (0, 1)], (0, 1, 1, 1, 7)])
 def test_gemm_split_transposed(driver: Path, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
-    """case: transA, transB, M, N, K."""
+    """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products (sgemv), split over the pool."""
     ta, tb, m, n, k = case
     a = normal((k, m) if ta else (m, k))
     b = normal((n, k) if tb else (k, n))
@@ -186,6 +190,29 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> N
                      attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
+
+
+PACKED_CONVS = [  # output planes of at most 100 positions: weights packed at build (16-row panels, 6-column tiles)
+    {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [1, 1, 1, 1]},                          # a full and a partial panel
+    {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
+    {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
+    {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads
+    {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [1, 1, 1, 1]},                         # K = 4608
+    {"x": (1, 16, 11, 10), "w": (17, 16, 1, 1)},                                               # 110 columns: OpenBLAS
+]
+
+
+@pytest.mark.parametrize("case", range(len(PACKED_CONVS)))
+def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    spec = dict(PACKED_CONVS[case])
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.1
+    b = normal((w.shape[0],)) if spec.pop("bias", True) else None
+    want = np.maximum(ort_conv(x, w, b, **spec), 0.0)
+    inputs = [x, w] if b is None else [x, w, b]
+    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
+                     attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 MAXPOOLS = [
     {"x": (1, 8, 112, 112), "kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},  # ResNet's stem

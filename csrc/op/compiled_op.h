@@ -1,0 +1,46 @@
+// A compiled single operator: the registry kernel(s) built for one concrete signature (static shapes,
+// attribute values, constant input values), with the byte sizes its tensors need. Built once per signature
+// by the operator cache (op_cache.h) and shared by every call, handle and stream that matches it.
+//
+// Running: the kernel input transposes of the lowering (BatchMatMul adj_x1/adj_x2) run the registry's
+// Transpose kernel into scratch buffers first; outputs whose kernel dtype differs from CANN's (ArgMax's
+// INT64 vs INT32) are written to scratch and converted by the registry's Cast kernel. Kernels and scratch
+// buffers are per object, so run() holds the object's mutex: two streams running one cached operator
+// take turns (the kernels parallelise internally).
+#pragma once
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kernels/kernel.h"
+#include "op/lower.h"
+
+namespace ascendsim::op {
+
+class CompiledOp {
+ public:
+  // Lowers `call` for `op` and builds its kernels; ACL_SUCCESS or the recorded error.
+  static aclError build(const CannOp& op, const OpCall& call, std::shared_ptr<CompiledOp>* out);
+
+  const Lowering& lowering() const { return lowering_; }
+  size_t input_bytes(size_t i) const { return input_bytes_[i]; }    // per CANN input (0: absent)
+  size_t output_bytes(size_t i) const { return output_bytes_[i]; }  // per CANN output
+  size_t num_inputs() const { return input_bytes_.size(); }
+  size_t num_outputs() const { return output_bytes_.size(); }
+
+  // inputs/outputs: the CANN tensors' addresses (null for an absent input).
+  void run(const void* const* inputs, void* const* outputs);
+
+ private:
+  Lowering lowering_;
+  std::vector<size_t> input_bytes_, output_bytes_;
+  std::unique_ptr<kernels::Kernel> main_;
+  std::vector<std::unique_ptr<kernels::Kernel>> transposes_;  // per kernel input; null: used as is
+  std::vector<std::unique_ptr<kernels::Kernel>> casts_;       // per output; null: written directly
+  std::vector<std::vector<uint8_t>> input_scratch_, output_scratch_;
+  std::vector<const void*> kernel_inputs_;
+  std::vector<void*> kernel_outputs_;
+  std::mutex mutex_;
+};
+
+}  // namespace ascendsim::op
