@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 
 from . import toolkit_root
+from .bench import cli as bench_cli
 
 
 def environment() -> dict[str, str]:
@@ -57,29 +59,49 @@ def main(argv: list[str] | None = None) -> int:
     summary = commands.add_parser("prof-summary", help="print the summary of the newest profiling session under a "
                                                        "directory (see docs/profiling.md)")
     summary.add_argument("directory", help="the profiler's output directory, or one PROF_* session in it")
+    bench = commands.add_parser("bench", help="the microbenchmark suite: copies, malloc, launches, events, callbacks, "
+                                              "model execution vs onnxruntime (see ascendsim bench --help)")
+    bench_cli.add_arguments(bench)
     args = parser.parse_args(argv)
-    if args.command == "memory":
-        from .memory_snapshot import print_snapshot_file
+    return ACTIONS[args.command](args)
 
-        return print_snapshot_file(args.snapshot)
-    if args.command == "show":
-        from .show import show_model
 
-        return show_model(args.om, as_json=args.json)
-    if args.command == "env":
-        return print_env()
-    if args.command == "demo":
-        from .inference_demo import run
+def run_memory(args: argparse.Namespace) -> int:
+    from .memory_snapshot import print_snapshot_file
 
-        return 0 if run(args.image, args.repeats) else 1
-    if args.command == "runtime-demo":
-        from .runtime_demo import run as run_runtime
+    return print_snapshot_file(args.snapshot)
 
-        return 0 if run_runtime(args.device, args.megabytes) else 1
-    assert args.command == "prof-summary"  # the last one (argparse refuses unknown commands)
+
+def run_show(args: argparse.Namespace) -> int:
+    from .show import show_model
+
+    return show_model(args.om, as_json=args.json)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from .inference_demo import run
+
+    return 0 if run(args.image, args.repeats) else 1
+
+
+def run_runtime_demo(args: argparse.Namespace) -> int:
+    from .runtime_demo import run
+
+    return 0 if run(args.device, args.megabytes) else 1
+
+
+def run_prof_summary(args: argparse.Namespace) -> int:
     from .profiling import print_summary
 
     return print_summary(args.directory)
+
+
+# What each command does (argparse refuses unknown commands); the modules load only for their command.
+ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "env": lambda args: print_env(), "demo": run_demo, "runtime-demo": run_runtime_demo, "memory": run_memory,
+    "show": run_show, "prof-summary": run_prof_summary, "bench": bench_cli.run,
+}
+
 
 if __name__ == "__main__":
     sys.exit(main())

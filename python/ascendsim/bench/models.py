@@ -1,0 +1,315 @@
+"""Model execution benchmarks, side by side with onnxruntime in one run.
+
+Groups and their rows (NAME for --only), each beside onnxruntime on the same ONNX model unless said:
+- overhead: aclmdlExecute per call on a one-node model (Add of two [1,4] float tensors), from Python
+  (acl.mdl.execute with prepared datasets) and from C (model_bench.c), vs ORT `InferenceSession.run` and
+  `run_with_iobinding` with pre-bound CPU OrtValues (from Python: the wheel ships no C headers).
+  Goal: <= 1 us (ORT: 1.8-3.6 us).
+- chain: per-node dispatch on a chain of 1000 tiny Adds ([1,4]), compiled with elementwise_fusion disabled
+  (checked: the .om has 1000 nodes); ns per node = (execute of the chain - execute of the one-Add model) / 999,
+  the cost of each further node without the per-call overhead, the same formula for ORT, whose session has
+  graph optimisations off (ORT_DISABLE_ALL) so that it does not fuse the Adds either. Goal: <= 20 ns/node (ORT:
+  about 190 ns).
+- sink: a network of SINK_OPS (100) tiny Adds ([1,4], fusion off) run once as a model (aclmdlExecute) vs the
+  same Adds one by one on a stream (aclopExecuteV2 of a single-operator model from `atc --singleop`, then
+  aclrtSynchronizeStream), from C: device-side (sunk) execution vs host dispatch of each op.
+- concurrency: two independent streams of work vs one (C): two loaded copies of a MatMul chain (4 MatMuls of
+  [128,256]x[256,256]), each iteration two aclmdlExecuteAsync on one stream vs one on each of two streams, then
+  synchronize; with 2 free CPUs the ideal ratio is 0.5.
+- resnet50, mobilenet_v2, bert_base: latency of ResNet-50 (224x224, batch 1), MobileNetV2 (224x224) and a
+  BERT-base encoder (seq 128), full size with random weights (ascendsim.models), at 1 and 2 threads: ours with
+  ASCENDSIM_NUM_THREADS=N (compiled with every pass, precision_mode force_fp32) vs ORT with
+  intra_op_num_threads=N, inter_op_num_threads=1, ORT_SEQUENTIAL, default graph optimisations, both from Python
+  with inputs and outputs bound in advance. Goal of issue 4: <= 1.2x ORT's time (the project's: <= 1.0x).
+The overhead, chain and concurrency rows run with one thread per execution (ASCENDSIM_NUM_THREADS=1, intra_op 1).
+
+Within each repeat ours and ORT take turns, so both see the same machine, and on the model rows each turn starts
+after a 0.25 s pause, so that the other side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM;
+ORT's spin waiting for work) have gone to sleep. ASCENDSIM_NUM_THREADS is read once per process, so each thread
+count runs in its own worker process (ascendsim.bench.workers).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+import acl
+import ascendsim
+from ascendcl import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
+from ascendsim.compiler.om_reader import read_om
+from ascendsim.compiler.singleop import compile_single_ops
+from ascendsim.models import bert_base_encoder, mobilenet_v2, resnet50
+
+from . import common
+from .common import Effort, Figure, Row, make_row
+from .groups import MODELS
+
+SOC = "Ascend910B1"
+THREADS = (1, 2)
+CHAIN = 1000
+SINK_OPS = 100
+OVERHEAD_GOAL_NS = 1000.0
+NODE_GOAL_NS = 20.0
+MODEL_GOAL = 1.2
+
+
+# ---------------------------------------------------------------- models (built and compiled by the parent)
+
+def add_chain(length: int) -> onnx.ModelProto:
+    """y = (((x + c) + c) ... + c), `length` Adds of [1,4] float tensors; c is not 0, so no pass removes them."""
+    names = ["x", *(f"a{i}" for i in range(1, length)), "y"]
+    nodes = [helper.make_node("Add", [names[i], "c"], [names[i + 1]], name=f"add{i}") for i in range(length)]
+    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 4]) for name in ("x", "y"))
+    constant = numpy_helper.from_array(np.full((1, 4), 0.5, np.float32), "c")
+    graph = helper.make_graph(nodes, f"add_chain_{length}", [x], [y], [constant])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def matmul_chain(rows: int, width: int, length: int) -> onnx.ModelProto:
+    """y = x @ W @ W ... (`length` MatMuls of [rows,width] x [width,width]); W scaled to keep values bounded."""
+    names = ["x", *(f"m{i}" for i in range(1, length)), "y"]
+    nodes = [helper.make_node("MatMul", [names[i], "w"], [names[i + 1]], name=f"matmul{i}") for i in range(length)]
+    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [rows, width]) for name in ("x", "y"))
+    weight = (np.random.default_rng(0).standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
+    graph = helper.make_graph(nodes, f"matmul_chain_{length}", [x], [y], [numpy_helper.from_array(weight, "w")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def model_builders(quick: bool) -> dict[str, Callable[[], onnx.ModelProto]]:
+    if quick:  # the sizes of tests/model/test_whole_models.py
+        return {"resnet50": lambda: resnet50(image=32, layers=(1, 1, 1, 1), width=8, num_classes=10),
+                "mobilenet_v2": lambda: mobilenet_v2(image=32, width=0.25, num_classes=10),
+                "bert_base": lambda: bert_base_encoder(seq=16, layers=1, hidden=32, heads=4, intermediate=64,
+                                                       vocab=50)}
+    return {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2, "bert_base": lambda: bert_base_encoder(seq=128)}
+
+
+def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[str, Any]:
+    """Writes NAME.onnx and NAME.om for every model the groups need; returns facts about them."""
+    wanted: dict[str, tuple[Callable[[], onnx.ModelProto], tuple[str, ...]]] = {}
+    if set(groups) & {"overhead", "chain"}:
+        wanted["one"] = (lambda: add_chain(1), ("elementwise_fusion",))
+    if "chain" in groups:
+        wanted["chain"] = (lambda: add_chain(CHAIN), ("elementwise_fusion",))
+    if "sink" in groups:
+        wanted["sink"] = (lambda: add_chain(SINK_OPS), ("elementwise_fusion",))
+        add = {"format": "ND", "shape": [1, 4], "type": "float32"}
+        spec = directory / "sink_ops.json"
+        spec.write_text(json.dumps([{"op": "Add", "input_desc": [add, add], "output_desc": [add]}]))
+        (directory / "sink_ops").mkdir()
+        compile_single_ops(str(spec), str(directory / "sink_ops"), SOC)
+    if "concurrency" in groups:
+        wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), ())
+    builders = model_builders(quick)
+    wanted.update({name: (builders[name], ()) for name in MODELS if name in groups})
+    facts: dict[str, Any] = {}
+    for name, (build, disabled) in wanted.items():
+        model = build()
+        onnx.save(model, str(directory / f"{name}.onnx"))
+        ascendsim.compile(model, directory / name, soc_version=SOC, precision_mode="force_fp32",
+                          disabled_passes=disabled)
+        nodes = read_om(directory / f"{name}.om").plans[0]["nodes"]
+        facts[name] = {"onnx_nodes": len(model.graph.node), "om_nodes": len(nodes)}
+    if "chain" in facts and facts["chain"]["om_nodes"] != CHAIN:
+        raise SystemExit(f"ascendsim bench: the Add chain compiled to {facts['chain']['om_nodes']} nodes, not {CHAIN}: "
+                         "a pass fused it; the per-node figure would be wrong")
+    return facts
+
+
+# ---------------------------------------------------------------- worker side (runs in a clean environment)
+
+def random_feeds(onnx_path: Path) -> dict[str, np.ndarray]:
+    """Random float inputs; integer inputs (token ids, masks, types) are 0 or 1, valid for every model here."""
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for value in onnx.load(str(onnx_path), load_external_data=False).graph.input:
+        kind = value.type.tensor_type
+        shape = [d.dim_value for d in kind.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(kind.elem_type)
+        feeds[value.name] = (rng.standard_normal(shape).astype(dtype) if np.issubdtype(dtype, np.floating)
+                             else rng.integers(0, 2, shape).astype(dtype))
+    return feeds
+
+
+def check(ret: int, what: str) -> None:
+    if ret != 0:
+        raise RuntimeError(f"ascendsim bench: {what} failed with {ret}: {acl.get_recent_err_msg()}")
+
+
+class Ours:
+    """A loaded .om with device datasets, as a pyACL program prepares them: inputs copied in once, outputs
+    sized by the model description."""
+
+    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray]) -> None:
+        self.model_id, ret = acl.mdl.load_from_file(str(om_path))
+        check(ret, f"load {om_path}")
+        desc = acl.mdl.create_desc()
+        check(acl.mdl.get_desc(desc, self.model_id), "get_desc")
+        outputs = [acl.mdl.get_output_size_by_index(desc, i) for i in range(acl.mdl.get_num_outputs(desc))]
+        acl.mdl.destroy_desc(desc)
+        self.device: list[int] = []
+        self.inputs = self._dataset([(a.nbytes, a.ctypes.data) for a in feeds.values()])
+        self.outputs = self._dataset([(size, 0) for size in outputs])
+        check(acl.mdl.execute(self.model_id, self.inputs, self.outputs), "execute")
+
+    def _dataset(self, buffers: list[tuple[int, int]]) -> int:
+        dataset = acl.mdl.create_dataset()
+        for size, host in buffers:
+            device, ret = acl.rt.malloc(max(size, 1), ACL_MEM_MALLOC_HUGE_FIRST)
+            check(ret, "rt.malloc")
+            self.device.append(device)
+            if host:
+                check(acl.rt.memcpy(device, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE), "rt.memcpy")
+            _, ret = acl.mdl.add_dataset_buffer(dataset, acl.create_data_buffer(device, size))
+            check(ret, "add_dataset_buffer")
+        return dataset
+
+    def close(self) -> None:
+        for dataset in (self.inputs, self.outputs):
+            for i in range(acl.mdl.get_dataset_num_buffers(dataset)):
+                acl.destroy_data_buffer(acl.mdl.get_dataset_buffer(dataset, i))
+            acl.mdl.destroy_dataset(dataset)
+        for device in self.device:
+            acl.rt.free(device)
+        acl.mdl.unload(self.model_id)
+
+
+class Peer:
+    """An onnxruntime session on the CPU provider, with an IOBinding of CPU OrtValues bound in advance."""
+
+    def __init__(self, onnx_path: Path, feeds: dict[str, np.ndarray], threads: int, optimise: bool) -> None:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        if not optimise:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self.feeds = feeds
+        self.binding = self.session.io_binding()
+        for name, array in feeds.items():
+            self.binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(array))
+        for output, result in zip(self.session.get_outputs(), self.session.run(None, feeds)):
+            self.binding.bind_ortvalue_output(output.name, ort.OrtValue.ortvalue_from_numpy(np.empty_like(result)))
+
+
+def statements(ours: Ours, peer: Peer) -> dict[str, object]:
+    """What the timed statements name: ours and ORT's calls with their prepared arguments."""
+    return {"execute": acl.mdl.execute, "model_id": ours.model_id, "inputs": ours.inputs, "outputs": ours.outputs,
+            "run": peer.session.run, "feeds": peer.feeds, "run_with_iobinding": peer.session.run_with_iobinding,
+            "binding": peer.binding}
+
+
+OURS, ORT_RUN, ORT_IOBINDING = "execute(model_id, inputs, outputs)", "run(None, feeds)", "run_with_iobinding(binding)"
+
+
+def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tuple[dict[str, Figure], list[str]]:
+    """The overhead, chain and concurrency figures: the Python calls taking turns with ORT's, then the C program."""
+    figures: dict[str, Figure] = {}
+    c_args: list[str] = []
+    providers: list[str] = []
+    dispatch = ["one", "chain"] if "chain" in groups else ["one"] if "overhead" in groups else []
+    for name in dispatch:
+        path = directory / f"{name}.onnx"
+        feeds = random_feeds(path)
+        ours, peer = Ours(directory / f"{name}.om", feeds), Peer(path, feeds, 1, optimise=False)
+        iterations = effort.overhead_iterations if name == "one" else effort.chain_iterations
+        figures.update(common.measure({f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN,
+                                       f"py.ort_iobinding.{name}": ORT_IOBINDING},
+                                      iterations, statements(ours, peer), effort.repeats))
+        c_args += [name, str(directory / f"{name}.om"), str(iterations * 5)]
+        providers = peer.session.get_providers()
+        ours.close()
+    if "sink" in groups:
+        c_args += [f"sink:{SINK_OPS}", str(directory), str(max(2, effort.chain_iterations // 2))]
+    if "concurrency" in groups:
+        c_args += ["streams", str(directory / "streams.om"), str(effort.streams_iterations)]
+    figures.update(common.run_c_benchmark("model_bench", c_args, repeats=effort.repeats))
+    return figures, providers
+
+
+def model_worker(directory: Path, groups: Sequence[str], threads: int,
+                 effort: Effort) -> tuple[dict[str, Figure], list[str]]:
+    """Latency of each model at this process's thread count, ours and ORT taking turns; the iterations per
+    repeat are set so that a repeat takes about effort.model_seconds."""
+    figures: dict[str, Figure] = {}
+    providers: list[str] = []
+    for name in (g for g in MODELS if g in groups):
+        path = directory / f"{name}.onnx"
+        feeds = random_feeds(path)
+        ours, peer = Ours(directory / f"{name}.om", feeds), Peer(path, feeds, threads, optimise=True)
+        start = time.perf_counter()
+        check(acl.mdl.execute(ours.model_id, ours.inputs, ours.outputs), "execute")
+        peer.session.run_with_iobinding(peer.binding)
+        iterations = max(1, round(effort.model_seconds / (time.perf_counter() - start)))
+        figures.update(common.measure({f"py.execute.{name}.t{threads}": OURS,
+                                       f"py.ort_iobinding.{name}.t{threads}": ORT_IOBINDING},
+                                      iterations, statements(ours, peer), effort.repeats, effort.pause))
+        providers = peer.session.get_providers()
+        ours.close()
+    return figures, providers
+
+
+def per_node(chain: Figure, one: Figure) -> Figure:
+    """(chain - one) / (CHAIN - 1), min-max from the extremes of both."""
+    return {"ns": (chain["ns"] - one["ns"]) / (CHAIN - 1), "min": (chain["min"] - one["max"]) / (CHAIN - 1),
+            "max": (chain["max"] - one["min"]) / (CHAIN - 1)}
+
+
+def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
+    """Every row: what, ours, the peer and the goal (a time ratio limit or an absolute ns limit)."""
+    out: list[Row] = []
+    if "overhead" in groups:
+        for face in ("py", "c"):
+            for peer in ("run", "iobinding"):
+                out.append(make_row(f"overhead.{face}.{peer}", f"aclmdlExecute, 1-node model ({face})",
+                                    figures[f"{face}.execute.one"],
+                                    f"ORT {'run' if peer == 'run' else 'IOBinding'} (py)",
+                                    figures[f"py.ort_{peer}.one"], goal_ns=OVERHEAD_GOAL_NS))
+    if "chain" in groups:
+        ort_node = per_node(figures["py.ort_iobinding.chain"], figures["py.ort_iobinding.one"])
+        for face in ("c", "py"):
+            out.append(make_row(f"chain.{face}.execute", f"{CHAIN}-Add chain: execute ({face})",
+                                figures[f"{face}.execute.chain"], "ORT IOBinding, no graph opt (py)",
+                                figures["py.ort_iobinding.chain"]))
+            out.append(make_row(f"chain.{face}.per_node", f"  per node, (chain - 1-node)/{CHAIN - 1} ({face})",
+                                per_node(figures[f"{face}.execute.chain"], figures[f"{face}.execute.one"]),
+                                "ORT, same formula", ort_node, goal_ns=NODE_GOAL_NS))
+    if "sink" in groups:
+        out.append(make_row("sink.c", f"{SINK_OPS} Adds: one model, aclmdlExecute (c)", figures["c.sink.model"],
+                            f"{SINK_OPS} aclopExecuteV2 + sync", figures["c.sink.ops"]))
+    if "concurrency" in groups:
+        out.append(make_row("concurrency.c", "2 executions: two streams vs one (c)",
+                            figures["c.streams.two"], "one stream", figures["c.streams.one"],
+                            note="ideal 0.5x with 2 free CPUs"))
+    for name in (g for g in MODELS if g in groups):
+        for threads in THREADS:
+            out.append(make_row(f"{name}.t{threads}",
+                                f"{name} latency, {threads} thread{'s' if threads > 1 else ''}",
+                                figures[f"py.execute.{name}.t{threads}"], f"ORT IOBinding, intra_op {threads}",
+                                figures[f"py.ort_iobinding.{name}.t{threads}"], threads=threads,
+                                goal_ratio=MODEL_GOAL))
+    return out
+
+
+def goal_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
+    notes = []
+    for row in rows:
+        if row["goal_ns"] is not None:
+            met = row["ours"]["ns"] <= row["goal_ns"]
+            notes.append(f"goal {row['benchmark'].strip()} <= {row['goal_ns']:.0f} ns: {row['ours']['ns']:.0f} ns, "
+                         f"{'met' if met else 'MISSED'}")
+        elif row["goal_ratio"] is not None:
+            met = row["ratio"] <= row["goal_ratio"]
+            notes.append(f"goal {row['benchmark']} <= {row['goal_ratio']}x ORT: {row['ratio']:.2f}x, "
+                         f"{'met' if met else 'MISSED'}")
+    return list(dict.fromkeys(notes))  # the overhead goal is the same for both of its peers
