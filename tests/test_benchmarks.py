@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ascendsim.bench import models, suite, workers
+from ascendsim.bench import models, workers
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 QUICK_SIZES = ("4KiB", "64KiB")
@@ -26,6 +26,7 @@ EVERY_ROW = {
     "launch.c", "event.record_sync.c", "event.wait.c", "event.sync_completed.c", "event.elapsed.c", "callback.c",
     *(f"overhead.{face}.{peer}" for face in ("py", "c") for peer in ("run", "iobinding")),
     *(f"chain.{face}.{what}" for face in ("c", "py") for what in ("execute", "per_node")),
+    *(f"sink.{face}{per_op}" for face in ("c", "py") for per_op in ("", ".per_op")),
     "concurrency.c", *(f"{model}.t{threads}" for model in MODELS for threads in (1, 2)),
 }
 
@@ -53,9 +54,7 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     rows = report["rows"]
-    # the sink row needs aclopExecuteV2: until this build has it, the report says so instead of a row
-    sink = suite.sink_available()
-    expected = EVERY_ROW | ({"sink.c"} if sink else set())
+    expected = EVERY_ROW
     assert [row["name"] for row in rows if row["name"] not in expected] == []
     assert {row["name"] for row in rows} == expected
     for row in rows:
@@ -63,8 +62,6 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
         assert is_figure(row["ours"]) and is_figure(row["peer"]), row
         assert math.isfinite(row["ratio"]) and math.isfinite(row["ratio_of_mins"]), row
         assert (row["bytes"] is not None) == row["name"].startswith("copy."), row
-    assert [n["name"] for n in report["not_available"]] == ([] if sink else ["sink"])
-    assert all("aclopExecuteV2" in n["reason"] for n in report["not_available"])
     found = report["workers"]
     assert sorted(found) == ["micro worker 1t", "models worker 1t", "models worker 2t", "runtime worker 1t"]
     for worker in found.values():
@@ -89,8 +86,7 @@ def test_only_and_positional_names_select_rows_and_progress_goes_to_stderr() -> 
     names = [line.split()[0] for line in table(done.stdout)]
     assert names == ["malloc.cached.c", "malloc.cached.py", "malloc.uncached.c",
                      *(f"copy.c.{kind}.4KiB" for kind in ("H2D", "D2H", "D2D", "H2H")), "event.elapsed.c",
-                     *(["sink.c"] if suite.sink_available() else [])]
-    assert ("sink.c " in done.stdout) if suite.sink_available() else ("sink: not available" in done.stdout)
+                     "sink.c", "sink.c.per_op", "sink.py", "sink.py.per_op"]
     assert "[" in done.stderr and "done" in done.stderr  # the bar
     quiet = bench("--quick", "call")
     assert quiet.returncode == 0, quiet.stderr

@@ -10,9 +10,11 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
   the cost of each further node without the per-call overhead, the same formula for ORT, whose session has
   graph optimisations off (ORT_DISABLE_ALL) so that it does not fuse the Adds either. Goal: <= 20 ns/node (ORT:
   about 190 ns).
-- sink: a network of SINK_OPS (100) tiny Adds ([1,4], fusion off) run once as a model (aclmdlExecute) vs the
+- sink: a network of SINK_OPS (300) tiny Adds ([1,4], fusion off) run once as a model (aclmdlExecute) vs the
   same Adds one by one on a stream (aclopExecuteV2 of a single-operator model from `atc --singleop`, then
-  aclrtSynchronizeStream), from C: device-side (sunk) execution vs host dispatch of each op.
+  aclrtSynchronizeStream), from C and from Python (acl.op.execute_v2): device-side (sunk) execution vs host
+  dispatch of each op; and the same figures per op (the launch overhead of one operator). Goal: sink mode
+  >= 10x faster.
 - concurrency: two independent streams of work vs one (C): two loaded copies of a MatMul chain (4 MatMuls of
   [128,256]x[256,256]), each iteration two aclmdlExecuteAsync on one stream vs one on each of two streams, then
   synchronize; with 2 free CPUs the ideal ratio is 0.5.
@@ -44,7 +46,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import acl
 import ascendsim
-from ascendcl import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
+from ascendcl import ACL_FLOAT, ACL_FORMAT_ND, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
 from ascendsim.compiler.om_reader import read_om
 from ascendsim.compiler.singleop import compile_single_ops
 from ascendsim.models import bert_base_encoder, mobilenet_v2, resnet50
@@ -56,7 +58,8 @@ from .groups import MODELS
 SOC = "Ascend910B1"
 THREADS = (1, 2)
 CHAIN = 1000
-SINK_OPS = 100
+SINK_OPS = 300
+SINK_GOAL = 0.1  # issue 5: sink mode at least 10x faster than host dispatch on small tensors
 OVERHEAD_GOAL_NS = 1000.0
 NODE_GOAL_NS = 20.0
 MODEL_GOAL = 1.2
@@ -202,11 +205,49 @@ class Peer:
             self.binding.bind_ortvalue_output(output.name, ort.OrtValue.ortvalue_from_numpy(np.empty_like(result)))
 
 
-def statements(ours: Ours, peer: Peer) -> dict[str, object]:
+class SingleOps:
+    """SINK_OPS Adds of [1,4] floats dispatched one by one from Python, as a host-dispatch program does:
+    acl.op.execute_v2 of the single-operator model in `directory` on a stream, then a synchronize."""
+
+    def __init__(self, directory: Path) -> None:
+        check(acl.op.set_model_dir(str(directory)), "op.set_model_dir")
+        self.stream, ret = acl.rt.create_stream()
+        check(ret, "rt.create_stream")
+        self.desc = acl.create_tensor_desc(ACL_FLOAT, [1, 4], ACL_FORMAT_ND)
+        self.attr = acl.op.create_attr()
+        self.device: list[int] = []
+        for _ in range(3):
+            device, ret = acl.rt.malloc(16, ACL_MEM_MALLOC_HUGE_FIRST)
+            check(ret, "rt.malloc")
+            self.device.append(device)
+        self.buffers = [acl.create_data_buffer(device, 16) for device in self.device]
+        self.run()
+
+    def run(self) -> None:
+        execute_v2, descs, ins, outs = acl.op.execute_v2, [self.desc, self.desc], self.buffers[:2], self.buffers[2:]
+        out_descs, attr, stream = [self.desc], self.attr, self.stream
+        for _ in range(SINK_OPS):
+            execute_v2("Add", descs, ins, out_descs, outs, attr, stream)
+        check(acl.rt.synchronize_stream(stream), "op.execute_v2")
+
+    def close(self) -> None:
+        for buffer in self.buffers:
+            acl.destroy_data_buffer(buffer)
+        for device in self.device:
+            acl.rt.free(device)
+        acl.op.destroy_attr(self.attr)
+        acl.destroy_tensor_desc(self.desc)
+        acl.rt.destroy_stream(self.stream)
+
+
+def statements(ours: Ours, peer: Peer | None) -> dict[str, object]:
     """What the timed statements name: ours and ORT's calls with their prepared arguments."""
-    return {"execute": acl.mdl.execute, "model_id": ours.model_id, "inputs": ours.inputs, "outputs": ours.outputs,
-            "run": peer.session.run, "feeds": peer.feeds, "run_with_iobinding": peer.session.run_with_iobinding,
-            "binding": peer.binding}
+    names: dict[str, object] = {"execute": acl.mdl.execute, "model_id": ours.model_id, "inputs": ours.inputs,
+                                "outputs": ours.outputs}
+    if peer is not None:
+        names.update({"run": peer.session.run, "feeds": peer.feeds,
+                      "run_with_iobinding": peer.session.run_with_iobinding, "binding": peer.binding})
+    return names
 
 
 OURS, ORT_RUN, ORT_IOBINDING = "execute(model_id, inputs, outputs)", "run(None, feeds)", "run_with_iobinding(binding)"
@@ -230,6 +271,12 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
         providers = peer.session.get_providers()
         ours.close()
     if "sink" in groups:
+        model, ops = Ours(directory / "sink.om", random_feeds(directory / "sink.onnx")), SingleOps(directory / "sink_ops")
+        iterations = max(2, effort.chain_iterations // 20)
+        figures.update(common.measure({"py.sink.model": OURS, "py.sink.ops": "run_ops()"}, iterations,
+                                      {**statements(model, None), "run_ops": ops.run}, effort.repeats))
+        ops.close()
+        model.close()
         c_args += [f"sink:{SINK_OPS}", str(directory), str(max(2, effort.chain_iterations // 2))]
     if "concurrency" in groups:
         c_args += ["streams", str(directory / "streams.om"), str(effort.streams_iterations)]
@@ -265,6 +312,11 @@ def per_node(chain: Figure, one: Figure) -> Figure:
             "max": (chain["max"] - one["min"]) / (CHAIN - 1)}
 
 
+def scaled(figure: Figure, count: int) -> Figure:
+    """A figure per item of `count`."""
+    return {key: value / count for key, value in figure.items()}
+
+
 def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
     """Every row: what, ours, the peer and the goal (a time ratio limit or an absolute ns limit)."""
     out: list[Row] = []
@@ -285,8 +337,12 @@ def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
                                 per_node(figures[f"{face}.execute.chain"], figures[f"{face}.execute.one"]),
                                 "ORT, same formula", ort_node, goal_ns=NODE_GOAL_NS))
     if "sink" in groups:
-        out.append(make_row("sink.c", f"{SINK_OPS} Adds: one model, aclmdlExecute (c)", figures["c.sink.model"],
-                            f"{SINK_OPS} aclopExecuteV2 + sync", figures["c.sink.ops"]))
+        for face, op_call in (("c", "aclopExecuteV2"), ("py", "acl.op.execute_v2")):
+            model, ops = figures[f"{face}.sink.model"], figures[f"{face}.sink.ops"]
+            out.append(make_row(f"sink.{face}", f"{SINK_OPS} Adds: one model, aclmdlExecute ({face})", model,
+                                f"{SINK_OPS} {op_call} + sync", ops, goal_ratio=SINK_GOAL))
+            out.append(make_row(f"sink.{face}.per_op", f"  per Add: in the model ({face})", scaled(model, SINK_OPS),
+                                f"per {op_call} (launch overhead)", scaled(ops, SINK_OPS)))
     if "concurrency" in groups:
         out.append(make_row("concurrency.c", "2 executions: two streams vs one (c)",
                             figures["c.streams.two"], "one stream", figures["c.streams.one"],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ctypes
 import fnmatch
 import json
 import os
@@ -17,18 +16,7 @@ from typing import Any
 from . import models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
-from .groups import MICRO, MODELS, RUNTIME, SINK
-
-API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT
-
-def sink_available() -> bool:
-    """aclopExecuteV2 answers something other than 'not supported' (asked with no arguments)."""
-    import ascendsim
-
-    library = ctypes.CDLL(str(Path(ascendsim.get_library_dir()) / "libascendcl.so"))
-    function = library.aclopExecuteV2
-    function.restype = ctypes.c_int
-    return function(None, 0, None, None, 0, None, None, None, None) != API_NOT_SUPPORT
+from .groups import MICRO, MODELS, RUNTIME
 
 
 def matches(name: str, term: str) -> bool:
@@ -84,11 +72,6 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
 def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict[str, Any]:
     """Measures the groups; returns the header, workers, rows (all of the groups' rows) and raw figures."""
     machine_blas = workers.openblas_info() if any(k in os.environ for k in workers.BLAS_VARIABLES) else None
-    not_available = []
-    if SINK in groups and not sink_available():
-        not_available.append({"name": SINK, "reason": "not available: aclopExecuteV2 (single-operator execution) "
-                                                      "is not supported by this build"})
-        groups = [g for g in groups if g != SINK]
     runs = ([("runtime", 1)] if set(groups) & set(RUNTIME) else []) + \
         ([("micro", 1)] if set(groups) & set(MICRO) else []) + \
         ([("models", t) for t in models.THREADS] if set(groups) & set(MODELS) else [])
@@ -109,7 +92,7 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
     load.append(os.getloadavg())
     effort_rows = runtime.rows(figures, groups, QUICK if quick else FULL) + models.rows(figures, groups)
     return {"header": header(found, machine_blas, facts, load, quick), "workers": found, "rows": effort_rows,
-            "not_available": not_available, "figures": figures}
+            "figures": figures}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -119,9 +102,7 @@ def main(args: argparse.Namespace) -> int:
     rows: list[Row] = report["rows"]
     if terms:
         rows = [row for row in rows if any(matches(row["name"], t) for t in terms)]
-        report["not_available"] = [n for n in report["not_available"] if any(matches(n["name"], t) for t in terms)]
-        missing = [t for t in terms if not any(matches(r["name"], t) for r in rows)
-                   and not any(matches(n["name"], t) for n in report["not_available"])]
+        missing = [t for t in terms if not any(matches(r["name"], t) for r in rows)]
         if missing:
             names = ", ".join(row["name"] for row in report["rows"])
             raise SystemExit(f"ascendsim bench: no row matches {', '.join(missing)}; rows: {names}")
@@ -136,8 +117,7 @@ def main(args: argparse.Namespace) -> int:
     print("\n".join(report["header"]))
     print()
     print(format_table([table_cells(row) for row in rows]))
-    notes = [f"{n['name']}: {n['reason']}" for n in report["not_available"]]
-    notes += [f"{row['name']}: {row['note']}" for row in rows if row["note"]]
+    notes = [f"{row['name']}: {row['note']}" for row in rows if row["note"]]
     notes += models.goal_notes(rows)
     if notes:
         print()
