@@ -366,6 +366,6 @@ def goal_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
                          f"{'met' if met else 'MISSED'}")
         elif row["goal_ratio"] is not None:
             met = row["ratio"] <= row["goal_ratio"]
-            notes.append(f"goal {row['benchmark']} <= {row['goal_ratio']}x ORT: {row['ratio']:.2f}x, "
+            notes.append(f"goal {row['benchmark']} <= {row['goal_ratio']}x {row['peer_name']}: {row['ratio']:.2f}x, "
                          f"{'met' if met else 'MISSED'}")
     return list(dict.fromkeys(notes))  # the overhead goal is the same for both of its peers
