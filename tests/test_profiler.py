@@ -439,3 +439,27 @@ def test_leaked_configs_and_stamps_are_reported(tmp_path: Path) -> None:
     assert "leaked profiling config" in result.stdout and "created by aclprofCreateConfig" in result.stdout
     assert "leaked msproftx stamp" in result.stdout and "created by aclprofCreateStamp" in result.stdout
     assert len(ascendsim.profiling.sessions(output)) == 1
+
+
+def test_single_operators_are_stream_tasks_named_by_op_type(tmp_path: Path) -> None:
+    code = f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(Path(__file__).parent / "op")!r})
+        from op_helpers import Out, run_op
+        from ascendcl import *
+        assert aclInit("") == 0 and aclrtSetDevice(0) == 0
+        stream, _ = aclrtCreateStream()
+        a = np.arange(8, dtype=np.float32).reshape(2, 4)
+        (out,) = run_op("Add", [a, a], [Out(np.float32, [2, 4])], None, stream)
+        assert (out == 2 * a).all()
+        (out,) = run_op("Relu", [a - 3], [Out(np.float32, [2, 4])], None, stream)
+        assert (out == np.maximum(a - 3, 0)).all()
+        assert aclrtDestroyStream(stream) == 0 and aclrtResetDevice(0) == 0 and aclFinalize() == 0
+    """
+    result = run_python(code, env={"ASCENDSIM_PROFILE": str(tmp_path / "ops")})
+    assert result.returncode == 0, result.stderr
+    trace = Trace(ascendsim.load_trace(tmp_path / "ops"))
+    for op_type in ("Add", "Relu"):
+        (span,) = trace.named(op_type)
+        assert trace.track_of(span).startswith("stream "), trace.track_of(span)

@@ -46,6 +46,7 @@ aclError CompiledOp::build(const CannOp& op, const OpCall& call, std::shared_ptr
   auto self = std::shared_ptr<CompiledOp>(new (std::nothrow) CompiledOp());
   if (!self) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call.api);
   if (aclError ret = lower(op, call, &self->lowering_)) return ret;
+  self->type_name_ = op.name.c_str();
   const Lowering& l = self->lowering_;
   for (const OpTensor& t : call.inputs) self->input_bytes_.push_back(t.absent ? 0 : bytes_of(t.dtype, t.dims));
   for (size_t i = 0; i < l.out_dims.size(); ++i) self->output_bytes_.push_back(bytes_of(l.out_dtypes[i], l.out_dims[i]));

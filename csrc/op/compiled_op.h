@@ -23,6 +23,8 @@ class CompiledOp {
   static aclError build(const CannOp& op, const OpCall& call, std::shared_ptr<CompiledOp>* out);
 
   const Lowering& lowering() const { return lowering_; }
+  // The CANN op type, for trace labels: it points into the operator table, which lives as long as the process.
+  const char* type_name() const { return type_name_; }
   size_t input_bytes(size_t i) const { return input_bytes_[i]; }    // per CANN input (0: absent)
   size_t output_bytes(size_t i) const { return output_bytes_[i]; }  // per CANN output
   size_t num_inputs() const { return input_bytes_.size(); }
@@ -32,6 +34,7 @@ class CompiledOp {
   void run(const void* const* inputs, void* const* outputs);
 
  private:
+  const char* type_name_ = "";
   Lowering lowering_;
   std::vector<size_t> input_bytes_, output_bytes_;
   std::unique_ptr<kernels::Kernel> main_;

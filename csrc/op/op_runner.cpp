@@ -11,6 +11,7 @@
 #include "op/op_cache.h"
 #include "runtime/op_attr.h"
 #include "runtime/runtime.h"
+#include "runtime/profiler.h"
 #include "runtime/stream.h"
 #include "runtime/tensor_desc.h"
 
@@ -223,7 +224,7 @@ aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStr
     op->run(inputs.data(), outputs.data());
     return ACL_SUCCESS;
   };
-  if (aclError ret = s->enqueue(std::move(task))) return ret;
+  if (aclError ret = s->enqueue(std::move(task), nullptr, prof::TaskLabel{op->type_name(), {}, {}})) return ret;
   if (update_dims != nullptr) {
     for (size_t i = 0; i < call.outputs.size(); ++i) {
       auto desc = find_tensor_desc(update_dims[i], call.api, "outputDesc");
