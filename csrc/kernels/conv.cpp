@@ -65,6 +65,7 @@ ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float*
 constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
 constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
+constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) with pre-packed weights
 
 class ConvKernel final : public Kernel {
@@ -89,6 +90,18 @@ class ConvKernel final : public Kernel {
       packed_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
+    // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
+    // whenever every thread gets kMinSplitBlock columns, and the block count is made a multiple of the
+    // thread count with equal blocks: 784 columns in blocks of 256 gave one thread 512 columns and the
+    // other 272, and a single 196-column block (14x14) ran its im2col and epilogue on one thread while
+    // only the GEMM was split. Narrower planes (and the pre-packed path) split the GEMM instead.
+    const int64_t threads = num_threads();
+    if (threads > 1 && packed_.empty() && spatial_ >= threads * kMinSplitBlock) {
+      int64_t blocks = std::max<int64_t>(threads, (spatial_ + block_ - 1) / block_);
+      blocks = (blocks + threads - 1) / threads * threads;
+      block_ = (spatial_ + blocks - 1) / blocks;
+      by_block_ = true;
+    }
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -112,12 +125,11 @@ class ConvKernel final : public Kernel {
   // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
   // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
   // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
-  // least 256 columns. With enough blocks the pool runs whole blocks (one region per conv, single-threaded
-  // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
+  // least 256 columns. With by_block_ (see the constructor) the pool runs whole blocks (one region per conv,
+  // single-threaded GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
     const int64_t blocks = (spatial_ + block_ - 1) / block_;
-    const bool by_block = blocks >= 2 * num_threads();
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
@@ -142,7 +154,7 @@ class ConvKernel final : public Kernel {
               for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
           }
         };
-        if (by_block) {
+        if (by_block_) {
           parallel_for(blocks, 1, run_blocks);
         } else {
           run_blocks(0, blocks);
@@ -251,6 +263,7 @@ class ConvKernel final : public Kernel {
   Activation act_;
   bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
+  bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
   std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
 };
 
