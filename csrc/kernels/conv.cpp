@@ -91,13 +91,16 @@ class ConvKernel final : public Kernel {
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
-    // whenever every thread gets kMinSplitBlock columns, and the block count is made a multiple of the
-    // thread count with equal blocks: 784 columns in blocks of 256 gave one thread 512 columns and the
-    // other 272, and a single 196-column block (14x14) ran its im2col and epilogue on one thread while
-    // only the GEMM was split. Narrower planes (and the pre-packed path) split the GEMM instead.
-    const int64_t threads = num_threads();
-    if (threads > 1 && packed_.empty() && spatial_ >= threads * kMinSplitBlock) {
-      int64_t blocks = std::max<int64_t>(threads, (spatial_ + block_ - 1) / block_);
+    // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran
+    // its im2col and epilogue on one thread while only the GEMM was split), or a pointwise conv has two
+    // blocks per thread (with fewer, splitting the GEMM by rows packs only part of the weights per
+    // thread: whole 98-column blocks of a 576-channel 14x14 pointwise conv measured slower). The block
+    // count is then a multiple of the thread count with equal blocks: 784 columns in blocks of 256 gave
+    // one thread 512 columns and the other 272. Other convs (and the pre-packed path) split each block's
+    // GEMM instead.
+    const int64_t threads = num_threads(), natural = (spatial_ + block_ - 1) / block_;
+    if (threads > 1 && packed_.empty() && (pointwise_ ? natural >= 2 * threads : spatial_ >= threads * kMinSplitBlock)) {
+      int64_t blocks = std::max<int64_t>(threads, natural);
       blocks = (blocks + threads - 1) / threads * threads;
       block_ = (spatial_ + blocks - 1) / blocks;
       by_block_ = true;
