@@ -92,6 +92,18 @@ uint32_t switches_for(uint64_t data_types) {
   return switches;
 }
 
+// aclprofStart / aclprofStop: the config resolved, then `body(session, config)` under the session's lock once
+// the API mode is checked.
+template <typename Body>
+aclError with_api_session(const aclprofConfig* handle, const char* api, Body body) {
+  aclprofConfig config;
+  if (aclError ret = resolve_config(handle, api, &config)) return ret;
+  prof::Session& s = prof::session();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (aclError ret = require_api_mode(s, api)) return ret;
+  return body(s, config);
+}
+
 }  // namespace
 
 extern "C" {
@@ -167,34 +179,29 @@ aclError aclprofDestroyConfig(const aclprofConfig* profilerConfig) {
 }
 
 aclError aclprofStart(const aclprofConfig* profilerConfig) {
-  aclprofConfig config;
-  if (aclError ret = resolve_config(profilerConfig, __func__, &config)) return ret;
-  prof::Session& s = prof::session();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (aclError ret = require_api_mode(s, __func__)) return ret;
-  if (!s.devices.empty())
-    return fail(ACL_ERROR_PROF_ALREADY_RUN, "%s: profiling is already started (call aclprofStop first)", __func__);
-  s.devices = config.devices;
-  s.data_types = config.data_types;
-  prof::set_devices(device_mask(config.devices));
-  prof::set_switches(switches_for(config.data_types));
-  return ACL_SUCCESS;
+  return with_api_session(profilerConfig, __func__, [](prof::Session& s, const aclprofConfig& config) {
+    if (!s.devices.empty())
+      return fail(ACL_ERROR_PROF_ALREADY_RUN, "%s: profiling is already started (call aclprofStop first)",
+                  "aclprofStart");
+    s.devices = config.devices;
+    s.data_types = config.data_types;
+    prof::set_devices(device_mask(config.devices));
+    prof::set_switches(switches_for(config.data_types));
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclprofStop(const aclprofConfig* profilerConfig) {
-  aclprofConfig config;
-  if (aclError ret = resolve_config(profilerConfig, __func__, &config)) return ret;
-  prof::Session& s = prof::session();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (aclError ret = require_api_mode(s, __func__)) return ret;
-  if (s.devices.empty()) {
-    if (profilerConfig == nullptr) return ACL_SUCCESS;  // CANN: stopping "whatever runs" when nothing does
-    return fail(ACL_ERROR_PROF_NOT_RUN, "%s: profiling was not started (call aclprofStart first)", __func__);
-  }
-  prof::set_switches(0);
-  s.devices.clear();
-  s.data_types = 0;
-  return ACL_SUCCESS;
+  return with_api_session(profilerConfig, __func__, [&](prof::Session& s, const aclprofConfig&) {
+    if (s.devices.empty()) {
+      if (profilerConfig == nullptr) return ACL_SUCCESS;  // CANN: stopping "whatever runs" when nothing does
+      return fail(ACL_ERROR_PROF_NOT_RUN, "%s: profiling was not started (call aclprofStart first)", "aclprofStop");
+    }
+    prof::set_switches(0);
+    s.devices.clear();
+    s.data_types = 0;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclprofFinalize() {
