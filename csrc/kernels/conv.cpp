@@ -5,50 +5,18 @@
 // sgemm (gemm.h) onto the block preset to the bias, then the activation. When the output plane is small
 // (at most kPackedColumns positions) and the weights are a float32 constant, they are packed once at build
 // (PackedMatrix) and the product runs on our micro-kernel: OpenBLAS would repack the (then large) weights
-// on every call. Depthwise convs (group == C == M) take a direct path, parallel over (image, channel):
-// polyphase planes and flat axpys per tap (see depthwise()). Float16 storage is widened to float32;
+// on every call. Depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16 storage is widened to float32;
 // ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
+#include "kernels/conv_geometry.h"
+#include "kernels/depthwise.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
 namespace {
-
-struct ConvGeometry {
-  int64_t n = 0, c = 0, h = 0, w = 0, m = 0, oh = 0, ow = 0, kh = 1, kw = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;
-};
-
-// One kernel row of a depthwise conv over flat outputs: acc[i] (= base + if first, else +=) sum over taps
-// t < kw of w[t] * src[t][i], for i < n (base: the bias). Three taps (3x3 kernels) in one pass: a third of the
-// accumulator traffic.
-ASCENDSIM_VECTOR_CLONES void row_taps(bool first, float base, const float* w, const float* const* src, int64_t kw,
-                                      float* acc, int64_t n) {
-  int64_t t = 0;
-  if (kw >= 3) {
-    const float w0 = w[0], w1 = w[1], w2 = w[2];
-    const float *s0 = src[0], *s1 = src[1], *s2 = src[2];
-    if (first) {
-      for (int64_t i = 0; i < n; ++i) acc[i] = base + w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
-    } else {
-      for (int64_t i = 0; i < n; ++i) acc[i] += w0 * s0[i] + w1 * s1[i] + w2 * s2[i];
-    }
-    t = 3;
-    first = false;
-  }
-  for (; t < kw; ++t, first = false) {
-    const float wt = w[t];
-    const float* st = src[t];
-    if (first) {
-      for (int64_t i = 0; i < n; ++i) acc[i] = base + wt * st[i];
-    } else {
-      for (int64_t i = 0; i < n; ++i) acc[i] += wt * st[i];
-    }
-  }
-}
 
 // row[c] = src[c * stride] for c in [lo, hi) (stride 2, the common strided conv, with a constant stride
 // so that it vectorizes).
@@ -62,7 +30,6 @@ ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float*
   }
 }
 
-constexpr int64_t kFlatBlock = 1024;          // depthwise accumulator block (4 KiB)
 constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
@@ -115,7 +82,7 @@ class ConvKernel final : public Kernel {
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
       if (depthwise_) {
-        depthwise(x, w, bias, out);
+        depthwise_conv(g_, x, w, bias, act_, out);
       } else {
         general(x, w, bias, out);
       }
@@ -190,73 +157,6 @@ class ConvKernel final : public Kernel {
           std::fill(d + hi, d + ow1, 0.0f);
         }
         p += ow1 - ow0;
-      }
-    }
-  }
-
-  // Depthwise, per (image, channel) plane, in three steps:
-  // 1. Polyphase split of the zero-padded plane: phase (pr, pc) holds padded[r * sh + pr][c * sw + pc]
-  //    (one phase for stride 1). Output (oh, ow) then reads, for tap (ki, kj), phase ((ki*dh) % sh,
-  //    (kj*dw) % sw) at row oh + (ki*dh) / sh, column ow + (kj*dw) / sw: contiguous in ow for any stride
-  //    and dilation.
-  // 2. With phases of row pitch wpp, output (oh, ow) is flat index oh * wpp + ow, and every tap is one
-  //    axpy over the whole flat range (the wpp - ow columns past each row are computed and dropped):
-  //    long contiguous loops instead of rows of ow (7 to 112) elements, run block by block, one pass per
-  //    kernel row (row_taps).
-  // 3. The rows are copied out and the activation applied (the bias started the accumulator).
-  void depthwise(const float* x, const float* w, const float* bias, float* out) const {
-    const ConvGeometry& g = g_;
-    const int64_t hpp = g.oh + (g.kh - 1) * g.dh / g.sh, wpp = g.ow + (g.kw - 1) * g.dw / g.sw;
-    const int64_t phase_size = hpp * wpp, flat = (g.oh - 1) * wpp + g.ow;
-    parallel_for(g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
-      float* phases = scratch_floats(6, static_cast<size_t>(g.sh * g.sw * phase_size + g.oh * wpp));
-      float* acc = phases + g.sh * g.sw * phase_size;
-      auto** taps = reinterpret_cast<const float**>(scratch_floats(7, static_cast<size_t>(2 * g.kw)));
-      for (int64_t p = p0; p < p1; ++p) {
-        int64_t c = p % g.c;
-        split_phases(x + p * g.h * g.w, phases, hpp, wpp);
-        const float* k = w + c * g.kh * g.kw;
-        const float base = bias != nullptr ? bias[c] : 0.0f;
-        // Blocks of the flat range keep the accumulator in L1 across the kernel rows.
-        for (int64_t i0 = 0; i0 < flat; i0 += kFlatBlock) {
-          int64_t n = std::min(kFlatBlock, flat - i0);
-          for (int64_t ki = 0; ki < g.kh; ++ki) {
-            int64_t ro = ki * g.dh;
-            for (int64_t kj = 0; kj < g.kw; ++kj) {
-              int64_t co = kj * g.dw;
-              taps[kj] = phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw + i0;
-            }
-            row_taps(ki == 0, base, k + ki * g.kw, taps, g.kw, acc + i0, n);
-          }
-        }
-        float* dst = out + p * spatial_;
-        for (int64_t oh = 0; oh < g.oh; ++oh) std::copy(acc + oh * wpp, acc + oh * wpp + g.ow, dst + oh * g.ow);
-        apply_activation(act_, dst, spatial_);
-      }
-    });
-  }
-
-  // Phase planes (step 1 of depthwise) of one input plane, hpp x wpp each, zero outside the input.
-  void split_phases(const float* plane, float* phases, int64_t hpp, int64_t wpp) const {
-    const ConvGeometry& g = g_;
-    for (int64_t pr = 0; pr < g.sh; ++pr) {
-      for (int64_t pc = 0; pc < g.sw; ++pc) {
-        float* phase = phases + (pr * g.sw + pc) * hpp * wpp;
-        // Columns c with 0 <= c * sw + pc - pw < W.
-        int64_t first = pc - g.pw;
-        int64_t lo = std::clamp<int64_t>((-first + g.sw - 1) / g.sw, 0, wpp);
-        int64_t hi = std::clamp<int64_t>((g.w - first + g.sw - 1) / g.sw, lo, wpp);
-        for (int64_t r = 0; r < hpp; ++r) {
-          float* row = phase + r * wpp;
-          int64_t ih = r * g.sh + pr - g.ph;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(row, row + wpp, 0.0f);
-            continue;
-          }
-          std::fill(row, row + lo, 0.0f);
-          if (hi > lo) gather_row(plane + ih * g.w + first + lo * g.sw, g.sw, row + lo, 0, hi - lo);
-          std::fill(row + hi, row + wpp, 0.0f);
-        }
       }
     }
   }

@@ -730,6 +730,17 @@ void apply_activation(const Activation& act, float* data, int64_t n) {
   unary_float(s, data, data, n);
 }
 
+bool activation_bounds(const Activation& act, float* lo, float* hi) {
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (act.op == kRelu) *lo = 0.0f;
+  if (act.op == kClip) {
+    *lo = act.alpha;
+    *hi = act.beta;
+  }
+  return act.op < 0 || act.op == kRelu || act.op == kClip;
+}
+
 ASCENDSIM_KERNEL(Sqrt, "", make_single);
 ASCENDSIM_KERNEL(Exp, "", make_single);
 ASCENDSIM_KERNEL(Log, "", make_single);

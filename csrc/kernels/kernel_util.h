@@ -107,6 +107,9 @@ struct Activation {
 };
 bool parse_activation(const NodeSpec& spec, Activation* out, std::string* error);
 void apply_activation(const Activation& act, float* data, int64_t n);
+// For no activation, Relu and Clip (an epilogue that is a clamp): sets the bounds (-inf/+inf when open) and
+// returns true; false for every other activation.
+bool activation_bounds(const Activation& act, float* lo, float* hi);
 
 // ---- factories --------------------------------------------------------------------------------------
 inline bool fail_spec(const NodeSpec& spec, std::string* error, const std::string& message) {

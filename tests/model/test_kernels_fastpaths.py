@@ -122,6 +122,12 @@ DEPTHWISE = [
     {"x": (1, 4, 9, 11), "k": (1, 1), "strides": [2, 2]},                              # one tap
     {"x": (1, 4, 12, 10), "k": (2, 4), "pads": [0, 1, 1, 2], "dilations": [1, 3]},     # 2 and 4 taps per row
     {"x": (1, 3, 7, 7), "k": (7, 7), "pads": [3, 3, 3, 3]},                            # kernel as large as the image
+    # "same" convs on small planes (masked flat taps; planes not a multiple of 16 positions)
+    {"x": (2, 5, 7, 7), "k": (3, 3), "pads": [1, 1, 1, 1]},
+    {"x": (1, 3, 14, 13), "k": (5, 5), "pads": [2, 2, 2, 2], "act": "Relu"},
+    {"x": (1, 4, 6, 9), "k": (2, 2), "pads": [0, 0, 1, 1], "act": None},                # asymmetric: taps below/right
+    {"x": (1, 4, 10, 10), "k": (3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},       # epilogue after the planes
+    {"x": (1, 3, 12, 75), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # stride-2 rows by shuffles
 ]
 
 
@@ -132,9 +138,17 @@ def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> Non
     channels = x.shape[1]
     w = normal((channels, 1, *spec.pop("k")))
     b = normal((channels,))
+    act = spec.pop("act", "Clip")
     spec["group"] = channels
-    want = np.clip(ort_conv(x, w, b, **spec), 0.0, 6.0)
-    attrs = {**spec, "activation": "Clip", "activation_alpha": 0.0, "activation_beta": 6.0}
+    y = ort_conv(x, w, b, **spec)
+    epilogues = {"Clip": lambda v: np.clip(v, 0.0, 6.0), "Relu": lambda v: np.maximum(v, 0.0), None: lambda v: v,
+                 "HardSwish": lambda v: v * np.clip(v / 6.0 + 0.5, 0.0, 1.0)}
+    want = epilogues[act](y)
+    attrs = dict(spec)
+    if act is not None:
+        attrs["activation"] = act
+    if act == "Clip":
+        attrs.update(activation_alpha=0.0, activation_beta=6.0)
     got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 

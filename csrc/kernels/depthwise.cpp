@@ -1,0 +1,224 @@
+// Depthwise convolution (see depthwise.h): one (image, channel) plane at a time, the planes shared by the
+// pool's threads. Each plane runs in one function compiled per instruction set, because the planes of
+// MobileNet-style networks are small (7x7 to 112x112) and per-plane overhead (calls, loop setup, scalar
+// copies) would otherwise cost more than the arithmetic.
+//
+// Small "same" convs (stride 1, dilation 1, output the size of the input, at most kSamePlane positions: most
+// depthwise layers of the later stages) run on the plane itself (same_plane): output i = oh * w + ow reads, for tap (ki, kj), input i + (ki - ph) * w +
+// (kj - pw), so every tap is one multiply-add over the flat plane in 16-float vectors, written straight to
+// the output. The plane is copied between zero rows (so the rows above and below read zeros), and a tap
+// that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
+//
+// Every other depthwise conv takes the polyphase path (polyphase_plane); on larger planes it is also the
+// faster one (measured on 56x56 and 112x112: its row chunks keep the accumulator in L1, where the masks of
+// a large plane would stream from L2):
+// 1. Polyphase split of the zero-padded plane: phase (pr, pc) holds padded[r * sh + pr][c * sw + pc] (one
+//    phase at stride 1). Output (oh, ow) reads, for tap (ki, kj), phase ((ki*dh) % sh, (kj*dw) % sw) at
+//    row oh + (ki*dh) / sh, column ow + (kj*dw) / sw: contiguous in ow for any stride and dilation. Only the
+//    positions holding input are written: the padding is the same for every plane, so each thread zeroes
+//    its phase buffer once per run of planes.
+// 2. With phases of row pitch wpp, output (oh, ow) is flat index oh * wpp + ow, and every tap is one
+//    multiply-add over a flat range of whole output rows (the wpp - ow columns past each row are computed
+//    and dropped): long contiguous loops instead of rows of 7 to 112 elements. A 3x3 kernel takes its nine
+//    taps in one pass; the range is cut into chunks of rows whose accumulator stays in L1.
+// 3. The chunk's rows are copied out through the Relu/Clip bounds (activation_bounds); any other
+//    activation runs over the thread's finished planes.
+#include "kernels/depthwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
+constexpr int64_t kLanes = 16;
+constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
+
+using v16 = float __attribute__((vector_size(64)));
+using i16 = int __attribute__((vector_size(64)));
+// (Macros, not functions: a function returning v16 outside the per-ISA clones would change the ABI.)
+#define LOAD16(v, p) __builtin_memcpy(&(v), (p), sizeof(v16))  // unaligned
+
+// The zero-framed copy of a plane for same_plane: `lead` zeros, the plane (hw floats), then zeros up to
+// `floats` (the last vector's overrun plus the rows below).
+struct SameShape {
+  int64_t hw, padded;  // plane size, and rounded up to whole vectors
+  int64_t lead, floats;
+  float lo, hi;
+};
+
+// out = same conv of one plane (see the top of the file); masks[kj * padded + i] is 1 where tap column kj
+// stays in the row of output i.
+ASCENDSIM_VECTOR_CLONES void same_plane(const ConvGeometry& g, const SameShape& s, const float* in, const float* k,
+                                        float bias, float* frame, const float* masks, float* out) {
+  float* plane = frame + s.lead;
+  for (int64_t i = 0; i < s.hw; ++i) plane[i] = in[i];
+  const v16 lo = v16{} + s.lo, hi = v16{} + s.hi, b = v16{} + bias;
+  for (int64_t i = 0; i < s.padded; i += kLanes) {
+    v16 acc = b;
+    for (int64_t kj = 0; kj < g.kw; ++kj) {
+      const float* column = plane + i + kj - g.pw - g.ph * g.w;
+      v16 part = {}, tap;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        LOAD16(tap, column + ki * g.w);
+        part += k[ki * g.kw + kj] * tap;
+      }
+      if (kj != g.pw) {
+        v16 mask;
+        LOAD16(mask, masks + kj * s.padded + i);
+        part *= mask;
+      }
+      acc += part;
+    }
+    acc = acc < lo ? lo : acc;
+    acc = acc > hi ? hi : acc;
+    if (i + kLanes <= s.hw) {
+      __builtin_memcpy(out + i, &acc, sizeof acc);
+    } else {
+      __builtin_memcpy(out + i, &acc, sizeof(float) * static_cast<size_t>(s.hw - i));
+    }
+  }
+}
+
+
+struct PlaneShape {
+  int64_t hpp, wpp;  // rows and row pitch of each phase
+  float lo, hi;      // bounds of the fused epilogue
+};
+
+// Rows or columns i in [0, count) of a phase whose source index i * stride + offset lies in [0, size).
+inline void valid_range(int64_t offset, int64_t stride, int64_t size, int64_t count, int64_t* lo, int64_t* hi) {
+  *lo = std::clamp<int64_t>((-offset + stride - 1) / stride, 0, count);
+  *hi = std::clamp<int64_t>((size - offset + stride - 1) / stride, *lo, count);
+}
+
+ASCENDSIM_VECTOR_CLONES void polyphase_plane(const ConvGeometry& g, const PlaneShape& s, const float* in,
+                                             const float* k, float bias, float* phases, float* acc, float* out) {
+  const int64_t wpp = s.wpp, phase_size = s.hpp * wpp;
+  // 1. The input positions of every phase.
+  for (int64_t pr = 0; pr < g.sh; ++pr) {
+    int64_t r_lo, r_hi;
+    valid_range(pr - g.ph, g.sh, g.h, s.hpp, &r_lo, &r_hi);
+    for (int64_t pc = 0; pc < g.sw; ++pc) {
+      int64_t c_lo, c_hi;
+      valid_range(pc - g.pw, g.sw, g.w, wpp, &c_lo, &c_hi);
+      float* phase = phases + (pr * g.sw + pc) * phase_size;
+      for (int64_t r = r_lo; r < r_hi; ++r) {
+        const float* src = in + (r * g.sh + pr - g.ph) * g.w + pc - g.pw;
+        float* dst = phase + r * wpp;
+        if (g.sw == 1) {
+          for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c];
+        } else if (g.sw == 2) {  // whole vectors while src[2c + 31] is in the row, by a shuffle of two
+          int64_t c = c_lo;
+          for (; c + kLanes <= c_hi && 2 * c + 2 * kLanes - 1 + pc - g.pw < g.w; c += kLanes) {
+            v16 a, b;
+            LOAD16(a, src + 2 * c);
+            LOAD16(b, src + 2 * c + kLanes);
+            const v16 even = __builtin_shuffle(a, b, i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+            __builtin_memcpy(dst + c, &even, sizeof even);
+          }
+          for (; c < c_hi; ++c) dst[c] = src[2 * c];
+        } else {
+          for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c * g.sw];
+        }
+      }
+    }
+  }
+  // The first element of tap (ki, kj) in the flat phase range.
+  auto tap = [&](int64_t ki, int64_t kj) {
+    const int64_t ro = ki * g.dh, co = kj * g.dw;
+    return phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw;
+  };
+  const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkFloats / wpp);
+  for (int64_t r0 = 0; r0 < g.oh; r0 += rows_per_chunk) {
+    const int64_t r1 = std::min(g.oh, r0 + rows_per_chunk), f0 = r0 * wpp, n = (r1 - 1 - r0) * wpp + g.ow;
+    // 2. Multiply-adds over the chunk's flat range.
+    if (g.kh == 3 && g.kw == 3) {
+      const float *t0 = tap(0, 0) + f0, *t1 = tap(0, 1) + f0, *t2 = tap(0, 2) + f0, *t3 = tap(1, 0) + f0,
+                  *t4 = tap(1, 1) + f0, *t5 = tap(1, 2) + f0, *t6 = tap(2, 0) + f0, *t7 = tap(2, 1) + f0,
+                  *t8 = tap(2, 2) + f0;
+      const float w0 = k[0], w1 = k[1], w2 = k[2], w3 = k[3], w4 = k[4], w5 = k[5], w6 = k[6], w7 = k[7], w8 = k[8];
+      for (int64_t i = 0; i < n; ++i)
+        acc[i] = bias + w0 * t0[i] + w1 * t1[i] + w2 * t2[i] + w3 * t3[i] + w4 * t4[i] + w5 * t5[i] + w6 * t6[i] +
+                 w7 * t7[i] + w8 * t8[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] = bias;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const float wt = k[ki * g.kw + kj];
+          const float* src = tap(ki, kj) + f0;
+          for (int64_t i = 0; i < n; ++i) acc[i] += wt * src[i];
+        }
+      }
+    }
+    // 3. The rows out, through the epilogue's bounds.
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* row = acc + (r - r0) * wpp;
+      float* dst = out + r * g.ow;
+      for (int64_t c = 0; c < g.ow; ++c) dst[c] = std::min(std::max(row[c], s.lo), s.hi);
+    }
+  }
+}
+
+#undef LOAD16
+
+}  // namespace
+
+void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
+                    float* out) {
+  float lo = 0, hi = 0;
+  const bool fused = activation_bounds(act, &lo, &hi);
+  const int64_t spatial = g.oh * g.ow, planes = g.n * g.c;
+  auto finish = [&](int64_t p0, int64_t p1) {
+    if (!fused) apply_activation(act, out + p0 * spatial, (p1 - p0) * spatial);
+  };
+  if (g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.oh == g.h && g.ow == g.w && g.ph < g.kh && g.pw < g.kw &&
+      spatial <= kSamePlane) {
+    SameShape s{};
+    s.hw = spatial;
+    s.padded = (spatial + kLanes - 1) / kLanes * kLanes;
+    s.lead = g.ph * g.w + g.pw;
+    s.floats = s.lead + s.padded + (g.kh - 1 - g.ph) * g.w + (g.kw - 1 - g.pw);
+    s.lo = lo;
+    s.hi = hi;
+    parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+      float* frame = scratch_floats(6, static_cast<size_t>(s.floats + g.kw * s.padded));
+      float* masks = frame + s.floats;
+      std::fill(frame, frame + s.floats, 0.0f);  // the plane's copies overwrite only the plane
+      for (int64_t kj = 0; kj < g.kw; ++kj)
+        for (int64_t i = 0; i < s.padded; ++i) {
+          const int64_t column = i % g.w + kj - g.pw;
+          masks[kj * s.padded + i] = column >= 0 && column < g.w ? 1.0f : 0.0f;
+        }
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t c = p % g.c;
+        same_plane(g, s, x + p * spatial, w + c * g.kh * g.kw, bias != nullptr ? bias[c] : 0.0f, frame, masks,
+                   out + p * spatial);
+      }
+      finish(p0, p1);
+    });
+    return;
+  }
+  PlaneShape shape{};
+  shape.hpp = g.oh + (g.kh - 1) * g.dh / g.sh;
+  shape.wpp = g.ow + (g.kw - 1) * g.dw / g.sw;
+  shape.lo = lo;
+  shape.hi = hi;
+  const int64_t phase_floats = g.sh * g.sw * shape.hpp * shape.wpp;
+  const int64_t acc_floats = std::min(g.oh, std::max<int64_t>(1, kChunkFloats / shape.wpp)) * shape.wpp;
+  parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+    float* phases = scratch_floats(6, static_cast<size_t>(phase_floats + acc_floats));
+    std::fill(phases, phases + phase_floats, 0.0f);  // the plane's copies overwrite only its input positions
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t c = p % g.c;
+      polyphase_plane(g, shape, x + p * g.h * g.w, w + c * g.kh * g.kw, bias != nullptr ? bias[c] : 0.0f, phases,
+                      phases + phase_floats, out + p * spatial);
+    }
+    finish(p0, p1);
+  });
+}
+
+}  // namespace ascendsim::kernels

@@ -1,0 +1,13 @@
+// Depthwise convolution (group == C == M), NCHW float32, with the bias and the fused activation.
+#pragma once
+#include "kernels/conv_geometry.h"
+#include "kernels/kernel_util.h"
+
+namespace ascendsim::kernels {
+
+// out (n x c x oh x ow) = depthwise conv of x (n x c x h x w) with w (c x 1 x kh x kw) + bias (c, or null),
+// then act; parallel over the (image, channel) planes.
+void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
+                    float* out);
+
+}  // namespace ascendsim::kernels
