@@ -2,11 +2,12 @@
 //
 // General path (see general()): per image and group, the output is computed in L2-sized column blocks:
 // im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
-// sgemm (gemm.h) onto the block preset to the bias, then the activation. When the output plane is small
-// (at most kPackedColumns positions) and the weights are a float32 constant, they are packed once at build
-// (PackedMatrix) and the product runs on our micro-kernel: OpenBLAS would repack the (then large) weights
-// on every call. Depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16 storage is widened to float32;
-// ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// sgemm (gemm.h) onto the block preset to the bias, then the activation. When the weights are a float32
+// constant and either the output plane is small (at most kPackedColumns positions: OpenBLAS would repack
+// the then large weights on every call) or the weights are (kSmallWeights: OpenBLAS would pack the then
+// large image on every call), they are packed once at build (PackedMatrix) and the product runs on our own
+// micro-kernels. Depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16
+// storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/conv_geometry.h"
@@ -34,6 +35,7 @@ constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the gener
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) with pre-packed weights
+constexpr int64_t kSmallWeights = 8192;             // weights (per group) packed for any plane: 32 KiB, L1-sized
 
 class ConvKernel final : public Kernel {
  public:
@@ -53,7 +55,8 @@ class ConvKernel final : public Kernel {
     // (narrower GEMMs lose more to packing than the cache saves).
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (!depthwise_ && spatial_ <= kPackedColumns && weights != nullptr && w_.dtype == ACL_FLOAT && !round_) {
+    if (!depthwise_ && (spatial_ <= kPackedColumns || mg_ * kk_ <= kSmallWeights) && weights != nullptr &&
+        w_.dtype == ACL_FLOAT && !round_) {
       packed_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
@@ -66,7 +69,7 @@ class ConvKernel final : public Kernel {
     // one thread 512 columns and the other 272. Other convs (and the pre-packed path) split each block's
     // GEMM instead.
     const int64_t threads = num_threads(), natural = (spatial_ + block_ - 1) / block_;
-    if (threads > 1 && packed_.empty() && (pointwise_ ? natural >= 2 * threads : spatial_ >= threads * kMinSplitBlock)) {
+    if (threads > 1 && spatial_ > kPackedColumns && (pointwise_ ? natural >= 2 * threads : spatial_ >= threads * kMinSplitBlock)) {
       int64_t blocks = std::max<int64_t>(threads, natural);
       blocks = (blocks + threads - 1) / threads * threads;
       block_ = (spatial_ + blocks - 1) / blocks;
@@ -94,7 +97,8 @@ class ConvKernel final : public Kernel {
   // General path, per image and group: the output is cut into column blocks of block_ positions; per block,
   // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
   // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
-  // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache. Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
+  // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache (with
+  // packed weights, the micro-kernels add the bias and clamp a Relu/Clip as they write C). Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
   // least 256 columns. With by_block_ (see the constructor) the pool runs whole blocks (one region per conv,
   // single-threaded GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
@@ -111,16 +115,20 @@ class ConvKernel final : public Kernel {
           for (int64_t blk = b0; blk < b1; ++blk) {
             int64_t p0 = blk * block_, np = std::min(block_, spatial_ - p0);
             if (!pointwise_) im2col(image, col, p0, np);
-            if (bg != nullptr)
-              for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
             const float* b = pointwise_ ? image + p0 : col;
             int64_t ldb = pointwise_ ? spatial_ : np;
+            bool activated = false;
             if (packed_.empty()) {
+              if (bg != nullptr)
+                for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
               sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
             } else {
-              packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, bg != nullptr, dst + p0, spatial_);
+              PackedMatrix::Epilogue e;
+              e.bias = bg;
+              activated = activation_bounds(act_, &e.lo, &e.hi);
+              packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, e, dst + p0, spatial_);
             }
-            if (act_.op >= 0)
+            if (act_.op >= 0 && !activated)
               for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
           }
         };

@@ -35,6 +35,7 @@ namespace {
 
 constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
 constexpr int64_t kLanes = 16;
+constexpr int64_t kGroup = 2;  // vectors per step of same_plane
 constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
 
 using v16 = float __attribute__((vector_size(64)));
@@ -45,7 +46,7 @@ using i16 = int __attribute__((vector_size(64)));
 // The zero-framed copy of a plane for same_plane: `lead` zeros, the plane (hw floats), then zeros up to
 // `floats` (the last vector's overrun plus the rows below).
 struct SameShape {
-  int64_t hw, padded;  // plane size, and rounded up to whole vectors
+  int64_t hw, padded;  // plane size, and rounded up to whole steps (kGroup vectors)
   int64_t lead, floats;
   float lo, hi;
 };
@@ -56,33 +57,43 @@ ASCENDSIM_VECTOR_CLONES void same_plane(const ConvGeometry& g, const SameShape& 
                                         float bias, float* frame, const float* masks, float* out) {
   float* plane = frame + s.lead;
   for (int64_t i = 0; i < s.hw; ++i) plane[i] = in[i];
-  const v16 lo = v16{} + s.lo, hi = v16{} + s.hi, b = v16{} + bias;
-  for (int64_t i = 0; i < s.padded; i += kLanes) {
-    v16 acc = b;
+  const v16 lo = v16{} + s.lo, hi = v16{} + s.hi;
+  // kGroup vectors at a time: independent multiply-add chains (one vector's taps are a dependent chain).
+  for (int64_t i = 0; i < s.padded; i += kGroup * kLanes) {
+    v16 acc[kGroup];
+    for (int64_t q = 0; q < kGroup; ++q) acc[q] = v16{} + bias;
     for (int64_t kj = 0; kj < g.kw; ++kj) {
       const float* column = plane + i + kj - g.pw - g.ph * g.w;
-      v16 part = {}, tap;
+      v16 part[kGroup] = {};
       for (int64_t ki = 0; ki < g.kh; ++ki) {
-        LOAD16(tap, column + ki * g.w);
-        part += k[ki * g.kw + kj] * tap;
+        const float wt = k[ki * g.kw + kj];
+        for (int64_t q = 0; q < kGroup; ++q) {
+          v16 tap;
+          LOAD16(tap, column + ki * g.w + q * kLanes);
+          part[q] += wt * tap;
+        }
       }
-      if (kj != g.pw) {
-        v16 mask;
-        LOAD16(mask, masks + kj * s.padded + i);
-        part *= mask;
+      for (int64_t q = 0; q < kGroup; ++q) {
+        if (kj != g.pw) {
+          v16 mask;
+          LOAD16(mask, masks + kj * s.padded + i + q * kLanes);
+          part[q] *= mask;
+        }
+        acc[q] += part[q];
       }
-      acc += part;
     }
-    acc = acc < lo ? lo : acc;
-    acc = acc > hi ? hi : acc;
-    if (i + kLanes <= s.hw) {
-      __builtin_memcpy(out + i, &acc, sizeof acc);
-    } else {
-      __builtin_memcpy(out + i, &acc, sizeof(float) * static_cast<size_t>(s.hw - i));
+    for (int64_t q = 0; q < kGroup; ++q) {
+      v16 y = acc[q] < lo ? lo : acc[q];
+      y = y > hi ? hi : y;
+      const int64_t at = i + q * kLanes;
+      if (at + kLanes <= s.hw) {
+        __builtin_memcpy(out + at, &y, sizeof y);
+      } else if (at < s.hw) {
+        __builtin_memcpy(out + at, &y, sizeof(float) * static_cast<size_t>(s.hw - at));
+      }
     }
   }
 }
-
 
 struct PlaneShape {
   int64_t hpp, wpp;  // rows and row pitch of each phase
@@ -179,7 +190,7 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
       spatial <= kSamePlane) {
     SameShape s{};
     s.hw = spatial;
-    s.padded = (spatial + kLanes - 1) / kLanes * kLanes;
+    s.padded = (spatial + kGroup * kLanes - 1) / (kGroup * kLanes) * (kGroup * kLanes);
     s.lead = g.ph * g.w + g.pw;
     s.floats = s.lead + s.padded + (g.kh - 1 - g.ph) * g.w + (g.kw - 1 - g.pw);
     s.lo = lo;

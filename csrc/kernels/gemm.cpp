@@ -81,23 +81,41 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 }
 
 // ---- PackedMatrix ----------------------------------------------------------------------------------------
-// C = A * B with A packed at construction (panels of kPanelRows = 16 rows, k-major) and B packed per call into
-// tiles of kTileCols = 6 columns (k-major, zero-padded). The micro-kernel keeps a 16 x 6 block of C in
-// twelve 8-float vector registers (vectors run down the rows of A: output channels, multiples of 16 in
-// practice, while the narrow side, e.g. 49 positions of a 7x7 plane, is cut into 6-wide tiles that waste
-// little in padding); per k it loads two vectors of A and broadcasts six values of B: the AVX2 shape (on
-// Zen 4, whose AVX-512 units are 256 bits wide, as fast as a 512-bit shape). Each thread takes whole panels
-// and multiplies each by every tile over the full depth: A, the large operand, streams once from memory,
-// and the packed B (narrow: a few hundred KiB) stays in L2.
+// C = A * B with A packed at construction (panels of kPanelRows = 16 rows, k-major), in one of two ways:
+//
+// Narrow B (n < kWideColumns, e.g. the 49 positions of a 7x7 plane): B is packed per call into tiles of
+// kTileCols = 6 columns (k-major, zero-padded). The micro-kernel keeps a 16 x 6 block of C in twelve 8-float
+// vector registers (vectors run down the rows of A: output channels, multiples of 16 in practice, while the
+// narrow side is cut into 6-wide tiles that waste little in padding); per k it loads two vectors of A and
+// broadcasts six values of B: the AVX2 shape (on Zen 4, whose AVX-512 units are 256 bits wide, as fast as a
+// 512-bit shape). Each thread takes whole panels and multiplies each by every tile over the full depth: A,
+// the large operand, streams once from memory, and the packed B (narrow: a few hundred KiB) stays in L2.
+//
+// Wide B (the large planes of a network's first stages, where A, the weights, is small): B is read in place,
+// 16 columns at a time (one 16-float vector per row of B), and every panel of A is multiplied by that
+// column block before the next (wide_block): the block (k x 16) stays in L1 while A streams from L1/L2, so
+// B is read from memory once and C written once, with no packing pass over the (large) B. Vectors run
+// along the columns: 8 rows of C at a time in eight 16-float accumulators, each k one vector of B and eight
+// broadcasts of A. Threads take column blocks.
 namespace {
 
 constexpr int64_t kRows = PackedMatrix::kPanelRows;
 constexpr int64_t kTileCols = 6;
+constexpr int64_t kWideCols = 16;       // columns of B per wide block (one 16-float vector)
+constexpr int64_t kWideRows = kRows / 2;  // rows of C per wide accumulator set
 using v8 = float __attribute__((vector_size(32)));
+using v16 = float __attribute__((vector_size(64)));
 
-// C[r][j] (+)= sum over kc of ap[k][r] * bp[k][j] for r < rows, j < cols.
-ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int64_t kc, bool accumulate, float* c,
-                                          int64_t ldc, int64_t rows, int64_t cols) {
+// The epilogue of one element of row r.
+inline float finish(const PackedMatrix::Epilogue& e, int64_t r, float v) {
+  if (e.bias != nullptr) v += e.bias[r];
+  return std::min(std::max(v, e.lo), e.hi);
+}
+
+// C[r][j] = epilogue(sum over kc of ap[k][r] * bp[k][j]) for r < rows, j < cols (rows of C and the bias
+// start at row r0).
+ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int64_t kc, const PackedMatrix::Epilogue& e,
+                                          int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
   v8 acc[kTileCols][2] = {};
   for (int64_t k = 0; k < kc; ++k, ap += kRows, bp += kTileCols) {
     v8 a0, a1;  // (memcpy: unaligned loads)
@@ -111,7 +129,36 @@ ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int6
   float tile[kTileCols][kRows];  // column-major block of C
   __builtin_memcpy(tile, acc, sizeof tile);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[j][r] : tile[j][r];
+    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = finish(e, r0 + r, tile[j][r]);
+}
+
+// C[:, 0:cols] = epilogue(A * B[:, 0:16]) for every panel of A (m rows, depth k); B has row pitch ldb and
+// 16 readable columns, C stores only `cols` (< 16 for the last block of a row).
+ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t m, int64_t k, const float* b, int64_t ldb,
+                                        const PackedMatrix::Epilogue& e, float* c, int64_t ldc, int64_t cols) {
+  const v16 lo = v16{} + e.lo, hi = v16{} + e.hi;
+  for (int64_t r0 = 0; r0 < m; r0 += kWideRows) {
+    const float* ap = panels + r0 / kRows * k * kRows + r0 % kRows;
+    v16 acc[kWideRows] = {};
+    for (int64_t kk = 0; kk < k; ++kk, ap += kRows) {
+      v16 bv;
+      __builtin_memcpy(&bv, b + kk * ldb, sizeof bv);
+      for (int64_t r = 0; r < kWideRows; ++r) acc[r] += ap[r] * bv;
+    }
+    const int64_t rows = std::min(kWideRows, m - r0);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* cr = c + (r0 + r) * ldc;
+      v16 out = acc[r];
+      if (e.bias != nullptr) out += e.bias[r0 + r];
+      out = out < lo ? lo : out;
+      out = out > hi ? hi : out;
+      if (cols == kWideCols) {
+        __builtin_memcpy(cr, &out, sizeof out);
+      } else {
+        __builtin_memcpy(cr, &out, sizeof(float) * static_cast<size_t>(cols));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -122,8 +169,12 @@ PackedMatrix::PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda)
     for (int64_t kk = 0; kk < k; ++kk) panels_[static_cast<size_t>((i / kRows * k + kk) * kRows + i % kRows)] = a[i * lda + kk];
 }
 
-void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, bool accumulate, float* c, int64_t ldc) const {
+void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
   if (m_ <= 0 || n <= 0) return;
+  if (n >= kWideColumns) {
+    multiply_wide(b, ldb, n, e, c, ldc);
+    return;
+  }
   const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
   float* bp = scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
   for (int64_t t = 0; t < tiles; ++t) {
@@ -139,10 +190,27 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, bool accumul
     for (int64_t p = p0; p < p1; ++p) {
       int64_t rows = std::min(kRows, m_ - p * kRows);
       for (int64_t t = 0; t < tiles; ++t)
-        micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, accumulate, c + p * kRows * ldc + t * kTileCols,
-                     ldc, rows, std::min(kTileCols, n - t * kTileCols));
+        micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
+                     c + p * kRows * ldc + t * kTileCols, ldc, rows, std::min(kTileCols, n - t * kTileCols));
     }
   });
+}
+
+void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
+  const int64_t full = n / kWideCols, tail = n - full * kWideCols;
+  int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m_ * k_ * kWideCols));
+  parallel_for(full, grain, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j)
+      wide_block(panels_.data(), m_, k_, b + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
+  });
+  if (tail > 0) {  // the last columns through a zero-padded copy: B's rows may end right after them
+    float* block = scratch_floats(8, static_cast<size_t>(k_ * kWideCols));
+    for (int64_t kk = 0; kk < k_; ++kk) {
+      const float* row = b + kk * ldb + full * kWideCols;
+      for (int64_t j = 0; j < kWideCols; ++j) block[kk * kWideCols + j] = j < tail ? row[j] : 0.0f;
+    }
+    wide_block(panels_.data(), m_, k_, block, kWideCols, e, c + full * kWideCols, ldc, tail);
+  }
 }
 
 }  // namespace ascendsim::kernels

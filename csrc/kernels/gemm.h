@@ -5,6 +5,7 @@
 // constant operand costs more than the multiplication).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace ascendsim::kernels {
@@ -15,15 +16,23 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // A constant m x k row-major matrix A packed into panels of kPanelRows rows, k-major within a panel (rows past
-// m are zero), so that the micro-kernel reads it sequentially.
+// m are zero), so that the micro-kernels read it sequentially. Products with at least kWideColumns columns
+// read B in place (suited to a small A: see gemm.cpp).
 class PackedMatrix {
  public:
   static constexpr int64_t kPanelRows = 16;
+  static constexpr int64_t kWideColumns = 64;
+  // Applied as C is written: + bias[row] (when not null), then clamped to [lo, hi] (a fused Relu or Clip).
+  struct Epilogue {
+    const float* bias = nullptr;
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  };
   PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda);
-  // C (m x n, leading dim ldc) = A * B (k x n, leading dim ldb) + (accumulate ? C : 0).
-  void multiply(const float* b, int64_t ldb, int64_t n, bool accumulate, float* c, int64_t ldc) const;
+  // C (m x n, leading dim ldc) = epilogue(A * B (k x n, leading dim ldb)).
+  void multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
 
  private:
+  void multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
   int64_t m_, k_;
   std::vector<float> panels_;
 };

@@ -3,10 +3,11 @@ numpy and onnxruntime:
 - elementwise direct slots (float32/int64 inputs read in place, the last step writing into the output) and
   their fallbacks (broadcast, float16, other integer widths), tiny (inline) to multi-block (pooled), in place;
 - sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
-- the depthwise path (polyphase planes, flat blocks, kernel widths 1 to 5, strides, dilations, asymmetric pads)
-  with bias and a fused activation;
-- the general conv path's column blocks, and its weights packed at build for small output planes (PackedMatrix:
-  partial row panels and column tiles, groups, batches, no bias, deep K, the 10x10 limit)."""
+- the depthwise paths (small "same" planes with masked taps; polyphase planes for the rest; kernel widths 1 to 5,
+  strides, dilations, asymmetric pads) with bias and fused or separate activations;
+- the general conv path's column blocks on OpenBLAS, and its weights packed at build for small output planes or
+  small weights (PackedMatrix: partial row panels, column tiles and 16-column vectors with tails, groups, batches,
+  no bias, deep K, the 10x10 and 8192-float limits, the epilogue fused or not)."""
 
 from __future__ import annotations
 
@@ -131,6 +132,10 @@ DEPTHWISE = [
 ]
 
 
+EPILOGUES = {"Clip": lambda v: np.clip(v, 0.0, 6.0), "Relu": lambda v: np.maximum(v, 0.0), None: lambda v: v,
+             "HardSwish": lambda v: v * np.clip(v / 6.0 + 0.5, 0.0, 1.0)}
+
+
 @pytest.mark.parametrize("case", range(len(DEPTHWISE)))
 def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
     spec = dict(DEPTHWISE[case])
@@ -140,10 +145,7 @@ def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> Non
     b = normal((channels,))
     act = spec.pop("act", "Clip")
     spec["group"] = channels
-    y = ort_conv(x, w, b, **spec)
-    epilogues = {"Clip": lambda v: np.clip(v, 0.0, 6.0), "Relu": lambda v: np.maximum(v, 0.0), None: lambda v: v,
-                 "HardSwish": lambda v: v * np.clip(v / 6.0 + 0.5, 0.0, 1.0)}
-    want = epilogues[act](y)
+    want = EPILOGUES[act](ort_conv(x, w, b, **spec))
     attrs = dict(spec)
     if act is not None:
         attrs["activation"] = act
@@ -182,14 +184,15 @@ def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
         np.testing.assert_allclose(got[tiny], want[tiny], rtol=1e-6, atol=0)
 
 
-BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16)
-    {"x": (1, 64, 40, 40), "w": (8, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 8 blocks of 224
-    {"x": (1, 64, 15, 20), "w": (5, 64, 3, 3), "pads": [1, 1, 1, 1]},                        # 2 blocks: split GEMMs
-    {"x": (2, 32, 33, 31), "w": (6, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
-    {"x": (1, 64, 50, 50), "w": (7, 64, 1, 1)},                                              # 1x1 in place, 2 blocks
+BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16), on
+    # OpenBLAS: weights (per group) larger than 8192 floats, else they are packed (WIDE_CONVS)
+    {"x": (1, 64, 40, 40), "w": (16, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 8 blocks of 224
+    {"x": (1, 64, 15, 20), "w": (15, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 2 blocks: split GEMMs
+    {"x": (2, 32, 33, 31), "w": (30, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
+    {"x": (1, 64, 50, 50), "w": (130, 64, 1, 1)},                                            # 1x1 in place, 2 blocks
     {"x": (1, 2048, 14, 14), "w": (9, 2048, 1, 1)},                                          # 1x1, 4 blocks of 64
-    {"x": (1, 128, 29, 29), "w": (6, 128, 1, 1), "strides": [2, 2]},                         # strided 1x1 (im2col)
-    {"x": (1, 64, 30, 31), "w": (8, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups, 3 blocks each
+    {"x": (1, 128, 29, 29), "w": (70, 128, 1, 1), "strides": [2, 2]},                        # strided 1x1 (im2col)
+    {"x": (1, 64, 30, 31), "w": (64, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},           # groups, 3 blocks each
 ]
 
 
@@ -206,13 +209,22 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> N
 
 
 
-PACKED_CONVS = [  # output planes of at most 100 positions: weights packed at build (16-row panels, 6-column tiles)
+PACKED_CONVS = [  # weights packed at build: output planes of at most 100 positions (16-row panels; 6-column tiles
+    # below 64 columns, 16-column vectors from 64), or weights of at most 8192 floats per group on planes of any size
     {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [1, 1, 1, 1]},                          # a full and a partial panel
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
     {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
     {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [1, 1, 1, 1]},                         # K = 4608
-    {"x": (1, 16, 11, 10), "w": (17, 16, 1, 1)},                                               # 110 columns: OpenBLAS
+    {"x": (1, 16, 11, 10), "w": (520, 16, 1, 1)},                                              # 110 columns, large: OpenBLAS
+    {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
+    {"x": (1, 64, 8, 8), "w": (24, 64, 1, 1)},                                                 # 64 columns: vectors
+    {"x": (1, 3, 45, 47), "w": (21, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # a stem: 552 columns
+    {"x": (1, 32, 30, 30), "w": (16, 32, 1, 1)},                                               # 1x1 in place, 900 columns
+    {"x": (2, 16, 40, 40), "w": (96, 16, 1, 1), "bias": False},                                # two images, 6 panels
+    {"x": (1, 24, 20, 21), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups
+    {"x": (1, 8, 12, 12), "w": (9, 8, 3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},       # epilogue after the product
+    {"x": (1, 16, 24, 24), "w": (20, 16, 1, 1), "act": "Clip"},                                # Clip in the epilogue
 ]
 
 
@@ -222,10 +234,13 @@ def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: i
     x = normal(spec.pop("x"))
     w = normal(spec.pop("w")) * 0.1
     b = normal((w.shape[0],)) if spec.pop("bias", True) else None
-    want = np.maximum(ort_conv(x, w, b, **spec), 0.0)
+    act = spec.pop("act", "Relu")
+    want = EPILOGUES[act](ort_conv(x, w, b, **spec))
     inputs = [x, w] if b is None else [x, w, b]
-    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
-                     attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
+    attrs = {**spec, "activation": act}
+    if act == "Clip":
+        attrs.update(activation_alpha=0.0, activation_beta=6.0)
+    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 MAXPOOLS = [
