@@ -9,6 +9,10 @@
 // the output. The plane is copied between zero rows (so the rows above and below read zeros), and a tap
 // that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
 //
+// Stride-2 convs (dilation 1) read a zero-padded copy of the plane row by row (stride2_plane): 16 outputs
+// of a row need, for tap (ki, kj), padded[2 * oh + ki][2 * ow + kj]: the even elements of 32 consecutive
+// floats, one shuffle of two vector loads, so there is no strided gather and no split into phases.
+//
 // Every other depthwise conv takes the polyphase path (polyphase_plane); on larger planes it is also the
 // faster one (measured on 56x56 and 112x112: its row chunks keep the accumulator in L1, where the masks of
 // a large plane would stream from L2):
@@ -122,16 +126,6 @@ ASCENDSIM_VECTOR_CLONES void polyphase_plane(const ConvGeometry& g, const PlaneS
         float* dst = phase + r * wpp;
         if (g.sw == 1) {
           for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c];
-        } else if (g.sw == 2) {  // whole vectors while src[2c + 31] is in the row, by a shuffle of two
-          int64_t c = c_lo;
-          for (; c + kLanes <= c_hi && 2 * c + 2 * kLanes - 1 + pc - g.pw < g.w; c += kLanes) {
-            v16 a, b;
-            LOAD16(a, src + 2 * c);
-            LOAD16(b, src + 2 * c + kLanes);
-            const v16 even = __builtin_shuffle(a, b, i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-            __builtin_memcpy(dst + c, &even, sizeof even);
-          }
-          for (; c < c_hi; ++c) dst[c] = src[2 * c];
         } else {
           for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c * g.sw];
         }
@@ -174,6 +168,50 @@ ASCENDSIM_VECTOR_CLONES void polyphase_plane(const ConvGeometry& g, const PlaneS
   }
 }
 
+// The zero-padded copy of a plane for stride2_plane: padded row r (input row r - ph) at r * pitch, column c
+// (input column c - pw); the pitch leaves room for the last vector's reads (two vectors past its start).
+struct FrameShape {
+  int64_t rows, pitch;
+  float lo, hi;
+};
+
+// out = stride-2 conv of one plane (see the top of the file).
+ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameShape& s, const float* in, const float* k,
+                                           float bias, float* frame, float* out) {
+  for (int64_t r = 0; r < g.h && r + g.ph < s.rows; ++r) {
+    const float* src = in + r * g.w;
+    float* dst = frame + (r + g.ph) * s.pitch + g.pw;
+    for (int64_t c = 0; c < g.w; ++c) dst[c] = src[c];
+  }
+  const v16 lo = v16{} + s.lo, hi = v16{} + s.hi;
+  const i16 evens = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    float* dst = out + oh * g.ow;
+    for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kLanes) {
+      v16 acc = v16{} + bias;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        const float* row = frame + (2 * oh + ki) * s.pitch + 2 * ow0;
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          v16 a, b;  // padded[2 * ow + kj] for the 16 outputs: the even elements of 32 from kj
+          LOAD16(a, row + kj);
+          LOAD16(b, row + kj + kLanes);
+          acc += k[ki * g.kw + kj] * __builtin_shuffle(a, b, evens);
+        }
+      }
+      acc = acc < lo ? lo : acc;
+      acc = acc > hi ? hi : acc;
+      // A row's last vector may spill into the rows below, which are written after it, but not past the plane.
+      if ((oh * g.ow + ow0 + kLanes) <= g.oh * g.ow) {
+        __builtin_memcpy(dst + ow0, &acc, sizeof acc);
+      } else {
+        float tail[kLanes];
+        __builtin_memcpy(tail, &acc, sizeof tail);
+        for (int64_t j = 0; j < g.ow - ow0; ++j) dst[ow0 + j] = tail[j];
+      }
+    }
+  }
+}
+
 #undef LOAD16
 
 }  // namespace
@@ -208,6 +246,24 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
         const int64_t c = p % g.c;
         same_plane(g, s, x + p * spatial, w + c * g.kh * g.kw, bias != nullptr ? bias[c] : 0.0f, frame, masks,
                    out + p * spatial);
+      }
+      finish(p0, p1);
+    });
+    return;
+  }
+  if (g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1) {
+    FrameShape s{};
+    s.rows = 2 * (g.oh - 1) + g.kh;
+    s.pitch = (2 * (g.ow + kLanes) + g.kw + kLanes - 1) / kLanes * kLanes;
+    s.lo = lo;
+    s.hi = hi;
+    parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+      float* frame = scratch_floats(6, static_cast<size_t>(s.rows * s.pitch));
+      std::fill(frame, frame + s.rows * s.pitch, 0.0f);  // the plane's copies overwrite only the plane
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t c = p % g.c;
+        stride2_plane(g, s, x + p * g.h * g.w, w + c * g.kh * g.kw, bias != nullptr ? bias[c] : 0.0f, frame,
+                      out + p * spatial);
       }
       finish(p0, p1);
     });

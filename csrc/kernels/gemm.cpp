@@ -180,9 +180,15 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   for (int64_t t = 0; t < tiles; ++t) {
     int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
     float* tile = bp + t * kTileCols * k_;
+    // (Loops of constant length, not std::copy: a library call per 6 floats cost more than the product.)
     for (int64_t kk = 0; kk < k_; ++kk) {
-      std::copy(b + kk * ldb + j0, b + kk * ldb + j0 + cols, tile + kk * kTileCols);
-      std::fill(tile + kk * kTileCols + cols, tile + (kk + 1) * kTileCols, 0.0f);
+      const float* row = b + kk * ldb + j0;
+      float* dst = tile + kk * kTileCols;
+      if (cols == kTileCols) {
+        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
+      } else {
+        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
+      }
     }
   }
   int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, kRows * k_ * n));
