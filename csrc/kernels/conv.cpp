@@ -35,7 +35,7 @@ constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the gener
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) with pre-packed weights
-constexpr int64_t kSmallWeights = 8192;             // weights (per group) packed for any plane: 32 KiB, L1-sized
+constexpr int64_t kSmallWeights = 16384;            // weights (per group) packed for any plane: 64 KiB
 
 class ConvKernel final : public Kernel {
  public:

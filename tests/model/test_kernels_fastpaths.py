@@ -7,7 +7,7 @@ numpy and onnxruntime:
   strides, dilations, asymmetric pads) with bias and fused or separate activations;
 - the general conv path's column blocks on OpenBLAS, and its weights packed at build for small output planes or
   small weights (PackedMatrix: partial row panels, column tiles and 16-column vectors with tails, groups, batches,
-  no bias, deep K, the 10x10 and 8192-float limits, the epilogue fused or not)."""
+  no bias, deep K, the 10x10 and 16384-float limits, the epilogue fused or not)."""
 
 from __future__ import annotations
 
@@ -185,14 +185,14 @@ def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
 
 
 BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16), on
-    # OpenBLAS: weights (per group) larger than 8192 floats, else they are packed (WIDE_CONVS)
-    {"x": (1, 64, 40, 40), "w": (16, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 8 blocks of 224
-    {"x": (1, 64, 15, 20), "w": (15, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 2 blocks: split GEMMs
-    {"x": (2, 32, 33, 31), "w": (30, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
-    {"x": (1, 64, 50, 50), "w": (130, 64, 1, 1)},                                            # 1x1 in place, 2 blocks
+    # OpenBLAS: weights (per group) larger than 16384 floats, else they are packed (PACKED_CONVS)
+    {"x": (1, 64, 40, 40), "w": (32, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 8 blocks of 224
+    {"x": (1, 64, 15, 20), "w": (29, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 2 blocks: split GEMMs
+    {"x": (2, 32, 33, 31), "w": (60, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
+    {"x": (1, 64, 50, 50), "w": (260, 64, 1, 1)},                                            # 1x1 in place, 2 blocks
     {"x": (1, 2048, 14, 14), "w": (9, 2048, 1, 1)},                                          # 1x1, 4 blocks of 64
-    {"x": (1, 128, 29, 29), "w": (70, 128, 1, 1), "strides": [2, 2]},                        # strided 1x1 (im2col)
-    {"x": (1, 64, 30, 31), "w": (64, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},           # groups, 3 blocks each
+    {"x": (1, 128, 29, 29), "w": (130, 128, 1, 1), "strides": [2, 2]},                        # strided 1x1 (im2col)
+    {"x": (1, 64, 30, 31), "w": (120, 32, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},           # groups, 3 blocks each
 ]
 
 
@@ -210,13 +210,13 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> N
 
 
 PACKED_CONVS = [  # weights packed at build: output planes of at most 100 positions (16-row panels; 6-column tiles
-    # below 64 columns, 16-column vectors from 64), or weights of at most 8192 floats per group on planes of any size
+    # below 64 columns, 16-column vectors from 64), or weights of at most 16384 floats per group on planes of any size
     {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [1, 1, 1, 1]},                          # a full and a partial panel
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
     {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
     {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [1, 1, 1, 1]},                         # K = 4608
-    {"x": (1, 16, 11, 10), "w": (520, 16, 1, 1)},                                              # 110 columns, large: OpenBLAS
+    {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
     {"x": (1, 64, 8, 8), "w": (24, 64, 1, 1)},                                                 # 64 columns: vectors
     {"x": (1, 3, 45, 47), "w": (21, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # a stem: 552 columns
