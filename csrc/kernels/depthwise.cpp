@@ -33,19 +33,15 @@
 #include <cmath>
 
 #include "kernels/thread_pool.h"
+#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
-constexpr int64_t kLanes = 16;
 constexpr int64_t kGroup = 2;  // vectors per step of same_plane
 constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
 
-using v16 = float __attribute__((vector_size(64)));
-using i16 = int __attribute__((vector_size(64)));
-// (Macros, not functions: a function returning v16 outside the per-ISA clones would change the ABI.)
-#define LOAD16(v, p) __builtin_memcpy(&(v), (p), sizeof(v16))  // unaligned
 
 // The zero-framed copy of a plane for same_plane: `lead` zeros, the plane (hw floats), then zeros up to
 // `floats` (the last vector's overrun plus the rows below).
@@ -73,14 +69,14 @@ ASCENDSIM_VECTOR_CLONES void same_plane(const ConvGeometry& g, const SameShape& 
         const float wt = k[ki * g.kw + kj];
         for (int64_t q = 0; q < kGroup; ++q) {
           v16 tap;
-          LOAD16(tap, column + ki * g.w + q * kLanes);
+          ASCENDSIM_LOAD16(tap, column + ki * g.w + q * kLanes);
           part[q] += wt * tap;
         }
       }
       for (int64_t q = 0; q < kGroup; ++q) {
         if (kj != g.pw) {
           v16 mask;
-          LOAD16(mask, masks + kj * s.padded + i + q * kLanes);
+          ASCENDSIM_LOAD16(mask, masks + kj * s.padded + i + q * kLanes);
           part[q] *= mask;
         }
         acc[q] += part[q];
@@ -91,7 +87,7 @@ ASCENDSIM_VECTOR_CLONES void same_plane(const ConvGeometry& g, const SameShape& 
       y = y > hi ? hi : y;
       const int64_t at = i + q * kLanes;
       if (at + kLanes <= s.hw) {
-        __builtin_memcpy(out + at, &y, sizeof y);
+        ASCENDSIM_STORE16(out + at, y);
       } else if (at < s.hw) {
         __builtin_memcpy(out + at, &y, sizeof(float) * static_cast<size_t>(s.hw - at));
       }
@@ -184,7 +180,6 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
     for (int64_t c = 0; c < g.w; ++c) dst[c] = src[c];
   }
   const v16 lo = v16{} + s.lo, hi = v16{} + s.hi;
-  const i16 evens = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
   for (int64_t oh = 0; oh < g.oh; ++oh) {
     float* dst = out + oh * g.ow;
     for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kLanes) {
@@ -192,17 +187,16 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
       for (int64_t ki = 0; ki < g.kh; ++ki) {
         const float* row = frame + (2 * oh + ki) * s.pitch + 2 * ow0;
         for (int64_t kj = 0; kj < g.kw; ++kj) {
-          v16 a, b;  // padded[2 * ow + kj] for the 16 outputs: the even elements of 32 from kj
-          LOAD16(a, row + kj);
-          LOAD16(b, row + kj + kLanes);
-          acc += k[ki * g.kw + kj] * __builtin_shuffle(a, b, evens);
+          v16 taps;  // padded[2 * ow + kj] for the 16 outputs
+          ASCENDSIM_EVENS16(taps, row + kj);
+          acc += k[ki * g.kw + kj] * taps;
         }
       }
       acc = acc < lo ? lo : acc;
       acc = acc > hi ? hi : acc;
       // A row's last vector may spill into the rows below, which are written after it, but not past the plane.
       if ((oh * g.ow + ow0 + kLanes) <= g.oh * g.ow) {
-        __builtin_memcpy(dst + ow0, &acc, sizeof acc);
+        ASCENDSIM_STORE16(dst + ow0, acc);
       } else {
         float tail[kLanes];
         __builtin_memcpy(tail, &acc, sizeof tail);

@@ -15,6 +15,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -101,10 +102,9 @@ namespace {
 
 constexpr int64_t kRows = PackedMatrix::kPanelRows;
 constexpr int64_t kTileCols = 6;
-constexpr int64_t kWideCols = 16;       // columns of B per wide block (one 16-float vector)
+constexpr int64_t kWideCols = kLanes;   // columns of B per wide block (one vector)
 constexpr int64_t kWideRows = kRows / 2;  // rows of C per wide accumulator set
 using v8 = float __attribute__((vector_size(32)));
-using v16 = float __attribute__((vector_size(64)));
 
 // The epilogue of one element of row r.
 inline float finish(const PackedMatrix::Epilogue& e, int64_t r, float v) {
@@ -142,7 +142,7 @@ ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t m, int64_t 
     v16 acc[kWideRows] = {};
     for (int64_t kk = 0; kk < k; ++kk, ap += kRows) {
       v16 bv;
-      __builtin_memcpy(&bv, b + kk * ldb, sizeof bv);
+      ASCENDSIM_LOAD16(bv, b + kk * ldb);
       for (int64_t r = 0; r < kWideRows; ++r) acc[r] += ap[r] * bv;
     }
     const int64_t rows = std::min(kWideRows, m - r0);
@@ -153,7 +153,7 @@ ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t m, int64_t 
       out = out < lo ? lo : out;
       out = out > hi ? hi : out;
       if (cols == kWideCols) {
-        __builtin_memcpy(cr, &out, sizeof out);
+        ASCENDSIM_STORE16(cr, out);
       } else {
         __builtin_memcpy(cr, &out, sizeof(float) * static_cast<size_t>(cols));
       }

@@ -12,6 +12,7 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -43,8 +44,16 @@ ASCENDSIM_VECTOR_CLONES void max_plane(const PoolGeometry& g, const float* x, fl
         int64_t n = hi - lo;
         if (g.sw == 1) {
           for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k]);
-        } else if (g.sw == 2) {
-          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[2 * k]);
+        } else if (g.sw == 2) {  // whole vectors by a shuffle while their 32 reads stay in the row
+          int64_t k = 0;
+          for (; k + kLanes <= n && lo * g.sw + off + 2 * (k + kLanes) <= g.w; k += kLanes) {
+            v16 taps, out;
+            ASCENDSIM_EVENS16(taps, src + 2 * k);
+            ASCENDSIM_LOAD16(out, dst + k);
+            out = out < taps ? taps : out;  // std::max's choice when either is NaN
+            ASCENDSIM_STORE16(dst + k, out);
+          }
+          for (; k < n; ++k) dst[k] = std::max(dst[k], src[2 * k]);
         } else {
           for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k * g.sw]);
         }

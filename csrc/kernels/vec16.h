@@ -1,0 +1,26 @@
+// 16-float vectors for the hand-vectorized kernels (GCC vector extensions): one AVX-512 register in the
+// x86-64-v4 clone of an ASCENDSIM_VECTOR_CLONES function, two AVX2 registers in the v3 clone, four SSE
+// registers in the default one. Loads and stores go through memcpy (unaligned, no aliasing assumptions), and
+// the helpers are macros: a function taking or returning a vector outside the per-ISA clones would fix its
+// ABI to the baseline instruction set.
+#pragma once
+
+namespace ascendsim::kernels {
+
+constexpr long kLanes = 16;
+using v16 = float __attribute__((vector_size(64)));
+using i16 = int __attribute__((vector_size(64)));
+
+}  // namespace ascendsim::kernels
+
+#define ASCENDSIM_LOAD16(v, p) __builtin_memcpy(&(v), (p), sizeof(::ascendsim::kernels::v16))
+#define ASCENDSIM_STORE16(p, v) __builtin_memcpy((p), &(v), sizeof(::ascendsim::kernels::v16))
+// The even elements of the 32 floats at p (p[0], p[2], ..., p[30]): a stride-2 row in one shuffle.
+#define ASCENDSIM_EVENS16(out, p)                                                                       \
+  do {                                                                                                  \
+    ::ascendsim::kernels::v16 evens_lo_, evens_hi_;                                                     \
+    ASCENDSIM_LOAD16(evens_lo_, (p));                                                                   \
+    ASCENDSIM_LOAD16(evens_hi_, (p) + 16);                                                              \
+    (out) = __builtin_shuffle(evens_lo_, evens_hi_,                                                     \
+                              ::ascendsim::kernels::i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}); \
+  } while (0)
