@@ -6,7 +6,8 @@
 // constant and either the output plane is small (at most kPackedColumns positions: OpenBLAS would repack
 // the then large weights on every call) or the weights are (kSmallWeights: OpenBLAS would pack the then
 // large image on every call), they are packed once at build (PackedMatrix) and the product runs on our own
-// micro-kernels. Depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16
+// micro-kernels. 3x3 stride-1 convs with constant float32 weights run as Winograd F(2x2, 3x3) (winograd.h),
+// and depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16
 // storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
@@ -15,6 +16,7 @@
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
+#include "kernels/winograd.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -55,8 +57,12 @@ class ConvKernel final : public Kernel {
     // (narrower GEMMs lose more to packing than the cache saves).
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (!depthwise_ && (spatial_ <= kPackedColumns || mg_ * kk_ <= kSmallWeights) && weights != nullptr &&
-        w_.dtype == ACL_FLOAT && !round_) {
+    const bool constant_fp32 = weights != nullptr && w_.dtype == ACL_FLOAT && !round_;
+    if (constant_fp32 && WinogradConv::suits(g)) {
+      winograd_ = std::make_unique<WinogradConv>(g, static_cast<const float*>(weights));
+      return;
+    }
+    if (!depthwise_ && (spatial_ <= kPackedColumns || mg_ * kk_ <= kSmallWeights) && constant_fp32) {
       packed_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
@@ -84,7 +90,9 @@ class ConvKernel final : public Kernel {
     int64_t total = out_.numel();
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
-      if (depthwise_) {
+      if (winograd_) {
+        winograd_->run(x, bias, act_, out);
+      } else if (depthwise_) {
         depthwise_conv(g_, x, w, bias, act_, out);
       } else {
         general(x, w, bias, out);
@@ -176,6 +184,7 @@ class ConvKernel final : public Kernel {
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
   bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
   std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
+  std::unique_ptr<WinogradConv> winograd_;
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {

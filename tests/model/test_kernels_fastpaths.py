@@ -243,6 +243,39 @@ def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: i
     got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
+WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant float32 weights: F(2x2, 3x3)
+    {"x": (1, 16, 8, 8), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},                         # one tile row block
+    {"x": (2, 19, 7, 9), "w": (21, 19, 3, 3), "pads": [1, 1, 1, 1], "bias": False},          # odd sizes, 2 images
+    {"x": (1, 32, 40, 41), "w": (24, 32, 3, 3), "pads": [1, 1, 1, 1]},                       # 21 tiles a row
+    {"x": (1, 64, 70, 66), "w": (64, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # several row blocks
+    {"x": (1, 16, 9, 12), "w": (18, 16, 3, 3)},                                               # no pads: 7x10
+    {"x": (1, 17, 6, 5), "w": (16, 17, 3, 3), "pads": [2, 0, 1, 2]},                         # asymmetric pads
+    {"x": (1, 16, 10, 10), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},   # epilogue after
+    {"x": (1, 16, 12, 11), "w": (20, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "Clip"},
+    {"x": (1, 16, 36, 3), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1], "act": None},           # 2-tile rows
+]
+
+
+@pytest.mark.parametrize("case", range(len(WINOGRAD_CONVS)))
+def test_conv_winograd(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    """Against onnxruntime's direct conv: F(2x2, 3x3) sums in another order (a few float32 ulps of the inputs'
+    scale apart)."""
+    spec = dict(WINOGRAD_CONVS[case])
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.1
+    b = normal((w.shape[0],)) if spec.pop("bias", True) else None
+    act = spec.pop("act", "Relu")
+    want = EPILOGUES[act](ort_conv(x, w, b, **spec))
+    attrs = dict(spec)
+    if act is not None:
+        attrs["activation"] = act
+    if act == "Clip":
+        attrs.update(activation_alpha=0.0, activation_beta=6.0)
+    inputs = [x, w] if b is None else [x, w, b]
+    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 MAXPOOLS = [
     {"x": (1, 8, 112, 112), "kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},  # ResNet's stem
     {"x": (2, 3, 17, 19), "kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
