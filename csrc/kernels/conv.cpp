@@ -3,10 +3,10 @@
 // General path (see general()): per image and group, the output is computed in L2-sized column blocks:
 // im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
 // sgemm (gemm.h) onto the block preset to the bias, then the activation. When the weights are a float32
-// constant and either the output plane is small (at most kPackedColumns positions: OpenBLAS would repack
-// the then large weights on every call) or the weights are (kSmallWeights: OpenBLAS would pack the then
-// large image on every call), they are packed once at build (PackedMatrix) and the product runs on our own
-// micro-kernels. 3x3 stride-1 convs with constant float32 weights run as Winograd F(2x2, 3x3) (winograd.h),
+// constant (the usual case), they are packed once at build (PackedMatrix) and the product runs on our own
+// micro-kernels, which add the bias and clamp as they write: OpenBLAS would pack the weights (or, for a
+// wide plane, the image) again on every call, and measured slower on every conv shape of ResNet-50 and
+// MobileNetV2. The weights then take twice their memory. 3x3 stride-1 convs with constant float32 weights run as Winograd F(2x2, 3x3) (winograd.h),
 // and depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16
 // storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
@@ -36,8 +36,8 @@ ASCENDSIM_VECTOR_CLONES void gather_row(const float* src, int64_t stride, float*
 constexpr int64_t kBlockFloats = int64_t{1} << 17;  // im2col block of the general path (512 KiB)
 constexpr int64_t kMinBlock = 256;                  // its narrowest column block
 constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
-constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) with pre-packed weights
-constexpr int64_t kSmallWeights = 16384;            // weights (per group) packed for any plane: 64 KiB
+constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) split by weight panels
+constexpr int64_t kMinIm2colFloats = 16384;         // im2col per pool chunk when rows are shared out
 
 class ConvKernel final : public Kernel {
  public:
@@ -62,7 +62,7 @@ class ConvKernel final : public Kernel {
       winograd_ = std::make_unique<WinogradConv>(g, static_cast<const float*>(weights));
       return;
     }
-    if (!depthwise_ && (spatial_ <= kPackedColumns || mg_ * kk_ <= kSmallWeights) && constant_fp32) {
+    if (!depthwise_ && constant_fp32) {
       packed_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
@@ -72,8 +72,8 @@ class ConvKernel final : public Kernel {
     // blocks per thread (with fewer, splitting the GEMM by rows packs only part of the weights per
     // thread: whole 98-column blocks of a 576-channel 14x14 pointwise conv measured slower). The block
     // count is then a multiple of the thread count with equal blocks: 784 columns in blocks of 256 gave
-    // one thread 512 columns and the other 272. Other convs (and the pre-packed path) split each block's
-    // GEMM instead.
+    // one thread 512 columns and the other 272. Other convs, and planes of at most kPackedColumns positions,
+    // split each block's product (and im2col) instead.
     const int64_t threads = num_threads(), natural = (spatial_ + block_ - 1) / block_;
     if (threads > 1 && spatial_ > kPackedColumns && (pointwise_ ? natural >= 2 * threads : spatial_ >= threads * kMinSplitBlock)) {
       int64_t blocks = std::max<int64_t>(threads, natural);
@@ -122,7 +122,12 @@ class ConvKernel final : public Kernel {
           float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * block_));
           for (int64_t blk = b0; blk < b1; ++blk) {
             int64_t p0 = blk * block_, np = std::min(block_, spatial_ - p0);
-            if (!pointwise_) im2col(image, col, p0, np);
+            if (!pointwise_ && by_block_) {
+              im2col(image, col, p0, np, 0, kk_);
+            } else if (!pointwise_) {  // the blocks run in turn: their im2col rows are shared out
+              parallel_for(kk_, std::max<int64_t>(1, kMinIm2colFloats / np),
+                           [&](int64_t r0, int64_t r1) { im2col(image, col, p0, np, r0, r1); });
+            }
             const float* b = pointwise_ ? image + p0 : col;
             int64_t ldb = pointwise_ ? spatial_ : np;
             bool activated = false;
@@ -149,10 +154,10 @@ class ConvKernel final : public Kernel {
     }
   }
 
-  // Columns [p0, p0 + np) of the im2col matrix of one image and group into col (kk x np).
-  void im2col(const float* image, float* col, int64_t p0, int64_t np) const {
+  // Rows [r0, r1) and columns [p0, p0 + np) of the im2col matrix of one image and group into col (kk x np).
+  void im2col(const float* image, float* col, int64_t p0, int64_t np, int64_t r0, int64_t r1) const {
     const ConvGeometry& g = g_;
-    for (int64_t r = 0; r < kk_; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
       const float* plane = image + c * g.h * g.w;
       int64_t off = kj * g.dw - g.pw;

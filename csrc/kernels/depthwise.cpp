@@ -215,6 +215,8 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   float lo = 0, hi = 0;
   const bool fused = activation_bounds(act, &lo, &hi);
   const int64_t spatial = g.oh * g.ow, planes = g.n * g.c;
+  // One run of planes per thread: each run first prepares its thread's buffers (zeroed frames, masks).
+  const int64_t grain = (planes + num_threads() - 1) / num_threads();
   auto finish = [&](int64_t p0, int64_t p1) {
     if (!fused) apply_activation(act, out + p0 * spatial, (p1 - p0) * spatial);
   };
@@ -227,13 +229,13 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
     s.floats = s.lead + s.padded + (g.kh - 1 - g.ph) * g.w + (g.kw - 1 - g.pw);
     s.lo = lo;
     s.hi = hi;
-    parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
       float* frame = scratch_floats(6, static_cast<size_t>(s.floats + g.kw * s.padded));
       float* masks = frame + s.floats;
       std::fill(frame, frame + s.floats, 0.0f);  // the plane's copies overwrite only the plane
       for (int64_t kj = 0; kj < g.kw; ++kj)
-        for (int64_t i = 0; i < s.padded; ++i) {
-          const int64_t column = i % g.w + kj - g.pw;
+        for (int64_t i = 0, ow = 0; i < s.padded; ++i, ow = ow + 1 == g.w ? 0 : ow + 1) {
+          const int64_t column = ow + kj - g.pw;
           masks[kj * s.padded + i] = column >= 0 && column < g.w ? 1.0f : 0.0f;
         }
       for (int64_t p = p0; p < p1; ++p) {
@@ -251,7 +253,7 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
     s.pitch = (2 * (g.ow + kLanes) + g.kw + kLanes - 1) / kLanes * kLanes;
     s.lo = lo;
     s.hi = hi;
-    parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
       float* frame = scratch_floats(6, static_cast<size_t>(s.rows * s.pitch));
       std::fill(frame, frame + s.rows * s.pitch, 0.0f);  // the plane's copies overwrite only the plane
       for (int64_t p = p0; p < p1; ++p) {
@@ -270,7 +272,7 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   shape.hi = hi;
   const int64_t phase_floats = g.sh * g.sw * shape.hpp * shape.wpp;
   const int64_t acc_floats = std::min(g.oh, std::max<int64_t>(1, kChunkFloats / shape.wpp)) * shape.wpp;
-  parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+  parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
     float* phases = scratch_floats(6, static_cast<size_t>(phase_floats + acc_floats));
     std::fill(phases, phases + phase_floats, 0.0f);  // the plane's copies overwrite only its input positions
     for (int64_t p = p0; p < p1; ++p) {

@@ -21,6 +21,7 @@ namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kMinFlops = int64_t{1} << 18;  // multiply-adds per block
+constexpr int64_t kMinPackFloats = 16384;        // B floats packed per pool chunk
 constexpr int64_t kAlign = 16;
 
 void blas_single_threaded() {
@@ -177,20 +178,22 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   }
   const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
   float* bp = scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
-  for (int64_t t = 0; t < tiles; ++t) {
-    int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
-    float* tile = bp + t * kTileCols * k_;
-    // (Loops of constant length, not std::copy: a library call per 6 floats cost more than the product.)
-    for (int64_t kk = 0; kk < k_; ++kk) {
-      const float* row = b + kk * ldb + j0;
-      float* dst = tile + kk * kTileCols;
-      if (cols == kTileCols) {
-        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
-      } else {
-        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
+  // (Loops of constant length, not std::copy: a library call per 6 floats cost more than the product.)
+  parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (kTileCols * k_)), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
+      float* tile = bp + t * kTileCols * k_;
+      for (int64_t kk = 0; kk < k_; ++kk) {
+        const float* row = b + kk * ldb + j0;
+        float* dst = tile + kk * kTileCols;
+        if (cols == kTileCols) {
+          for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
+        } else {
+          for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
+        }
       }
     }
-  }
+  });
   int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, kRows * k_ * n));
   parallel_for(panels, grain, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {

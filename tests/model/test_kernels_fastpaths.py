@@ -5,9 +5,9 @@ numpy and onnxruntime:
 - sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
 - the depthwise paths (small "same" planes with masked taps; polyphase planes for the rest; kernel widths 1 to 5,
   strides, dilations, asymmetric pads) with bias and fused or separate activations;
-- the general conv path's column blocks on OpenBLAS, and its weights packed at build for small output planes or
-  small weights (PackedMatrix: partial row panels, column tiles and 16-column vectors with tails, groups, batches,
-  no bias, deep K, the 10x10 and 16384-float limits, the epilogue fused or not)."""
+- the general conv path's column blocks, on OpenBLAS (weights as an input) and on weights packed at build
+  (PackedMatrix: partial row panels, column tiles and 16-column vectors with tails, groups, batches, no bias,
+  deep K, the 10x10 limit, the epilogue fused or not); Winograd F(2x2, 3x3) for 3x3 stride-1 convs."""
 
 from __future__ import annotations
 
@@ -184,8 +184,8 @@ def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
         np.testing.assert_allclose(got[tiny], want[tiny], rtol=1e-6, atol=0)
 
 
-BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16), on
-    # OpenBLAS: weights (per group) larger than 16384 floats, else they are packed (PACKED_CONVS)
+BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * kh * kw) columns, multiple of 16), with
+    # constant weights (packed at build: PackedMatrix) and with weights fed as an input (OpenBLAS)
     {"x": (1, 64, 40, 40), "w": (32, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 8 blocks of 224
     {"x": (1, 64, 15, 20), "w": (29, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # 2 blocks: split GEMMs
     {"x": (2, 32, 33, 31), "w": (60, 32, 3, 3), "pads": [0, 1, 2, 1], "strides": [2, 2], "dilations": [2, 1]},  # 1 block
@@ -197,20 +197,20 @@ BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * k
 
 
 @pytest.mark.parametrize("case", range(len(BLOCKED_CONVS)))
-def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+@pytest.mark.parametrize("constant", [True, False])
+def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int, constant: bool) -> None:
     spec = dict(BLOCKED_CONVS[case])
     x = normal(spec.pop("x"))
     w = normal(spec.pop("w")) * 0.1
     b = normal((w.shape[0],))
     want = np.maximum(ort_conv(x, w, b, **spec), 0.0)
     got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
-                     attrs={**spec, "activation": "Relu"}, constant=(1,))[0]
+                     attrs={**spec, "activation": "Relu"}, constant=(1,) if constant else ())[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-
-PACKED_CONVS = [  # weights packed at build: output planes of at most 100 positions (16-row panels; 6-column tiles
-    # below 64 columns, 16-column vectors from 64), or weights of at most 16384 floats per group on planes of any size
+PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 6-column tiles below 64 columns, 16-column vectors
+    # from 64); planes of at most 100 positions split the product by panels
     {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [1, 1, 1, 1]},                          # a full and a partial panel
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
     {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
