@@ -90,15 +90,16 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // vector registers (vectors run down the rows of A: output channels, multiples of 16 in practice, while the
 // narrow side is cut into 6-wide tiles that waste little in padding); per k it loads two vectors of A and
 // broadcasts six values of B: the AVX2 shape (on Zen 4, whose AVX-512 units are 256 bits wide, as fast as a
-// 512-bit shape). Each thread takes whole panels and multiplies each by every tile over the full depth: A,
-// the large operand, streams once from memory, and the packed B (narrow: a few hundred KiB) stays in L2.
+// 512-bit shape). Threads take runs of (panel, tile) pairs, panel-major, each multiplied over the full
+// depth: a panel of A, the large operand, streams once per run, and the packed B (narrow: a few hundred
+// KiB) stays in L2.
 //
-// Wide B (the large planes of a network's first stages, where A, the weights, is small): B is read in place,
+// Wide B (the large planes of a network's first stages): B is read in place,
 // 16 columns at a time (one 16-float vector per row of B), and every panel of A is multiplied by that
 // column block before the next (wide_block): the block (k x 16) stays in L1 while A streams from L1/L2, so
 // B is read from memory once and C written once, with no packing pass over the (large) B. Vectors run
 // along the columns: 8 rows of C at a time in eight 16-float accumulators, each k one vector of B and eight
-// broadcasts of A. Threads take column blocks.
+// broadcasts of A. Threads take column blocks (the last one, partial, too).
 namespace {
 
 constexpr int64_t kRows = PackedMatrix::kPanelRows;
@@ -194,32 +195,38 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
       }
     }
   });
-  int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, kRows * k_ * n));
-  parallel_for(panels, grain, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      int64_t rows = std::min(kRows, m_ - p * kRows);
-      for (int64_t t = 0; t < tiles; ++t)
-        micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
-                     c + p * kRows * ldc + t * kTileCols, ldc, rows, std::min(kTileCols, n - t * kTileCols));
+  // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
+  // gave one thread 6 and the other 4.
+  const int64_t items = panels * tiles;
+  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, kRows * k_ * kTileCols));
+  parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t p = i / tiles, t = i % tiles, rows = std::min(kRows, m_ - p * kRows);
+      micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
+                   c + p * kRows * ldc + t * kTileCols, ldc, rows, std::min(kTileCols, n - t * kTileCols));
     }
   });
 }
 
 void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
-  const int64_t full = n / kWideCols, tail = n - full * kWideCols;
-  int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m_ * k_ * kWideCols));
-  parallel_for(full, grain, [&](int64_t j0, int64_t j1) {
-    for (int64_t j = j0; j < j1; ++j)
-      wide_block(panels_.data(), m_, k_, b + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
-  });
-  if (tail > 0) {  // the last columns through a zero-padded copy: B's rows may end right after them
-    float* block = scratch_floats(8, static_cast<size_t>(k_ * kWideCols));
-    for (int64_t kk = 0; kk < k_; ++kk) {
-      const float* row = b + kk * ldb + full * kWideCols;
-      for (int64_t j = 0; j < kWideCols; ++j) block[kk * kWideCols + j] = j < tail ? row[j] : 0.0f;
+  const int64_t blocks = (n + kWideCols - 1) / kWideCols;
+  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m_ * k_ * kWideCols));
+  parallel_for(blocks, grain, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t cols = std::min(kWideCols, n - j * kWideCols);
+      if (cols == kWideCols) {
+        wide_block(panels_.data(), m_, k_, b + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
+        continue;
+      }
+      // The last columns through a zero-padded copy: B's rows may end right after them.
+      float* block = scratch_floats(8, static_cast<size_t>(k_ * kWideCols));
+      for (int64_t kk = 0; kk < k_; ++kk) {
+        const float* row = b + kk * ldb + j * kWideCols;
+        for (int64_t jj = 0; jj < kWideCols; ++jj) block[kk * kWideCols + jj] = jj < cols ? row[jj] : 0.0f;
+      }
+      wide_block(panels_.data(), m_, k_, block, kWideCols, e, c + j * kWideCols, ldc, cols);
     }
-    wide_block(panels_.data(), m_, k_, block, kWideCols, e, c + full * kWideCols, ldc, tail);
-  }
+  });
 }
 
 }  // namespace ascendsim::kernels
