@@ -47,6 +47,30 @@ def test_add_direct(driver: Path, tmp_path: Path, threads: str, shape: tuple[int
     np.testing.assert_array_equal(got, a + b)
 
 
+BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 4), (1, 4)), ((), (2, 9)), ((33,), (1,)), ((1, 40), (1, 1))])
+def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, a_shape: tuple, b_shape: tuple) -> None:
+    """The small one-op path (binary_direct): equal shapes, and a broadcast scalar on either side; a zero divisor."""
+    a, b = normal(a_shape), normal(b_shape)
+    b.flat[0] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = BINARY[op](a, b).astype(np.float32)
+    got = run_kernel(driver, tmp_path, op, [a, b], [(np.float32, want.shape)])[0]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_binary_direct_same_input(driver: Path, tmp_path: Path, threads: str) -> None:
+    """Both operands the same slot (x * x), written in place."""
+    x = normal((3, 5))
+    program = [{"op": "Mul", "inputs": [0, 0], "attrs": {}}]
+    got = run_kernel(driver, tmp_path, "FusedElementwise", [x], [(np.float32, x.shape)], domain="ascendsim",
+                     attrs={"program": program}, inplace=(0, 0))[0]
+    np.testing.assert_array_equal(got, x * x)
+
+
 @pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 16), ()), ((5, 1), (1, 700)), ((3, 600), (600,))])
 def test_broadcast_mixed(driver: Path, tmp_path: Path, threads: str, a_shape: tuple, b_shape: tuple) -> None:
     """A broadcast (stride 0) operand goes through scratch while the other is read in place."""
