@@ -414,37 +414,15 @@ ASCENDSIM_VECTOR_CLONES void exec_step(const Step& s, int64_t n, void* const* sl
 #undef BIN_I_FROM_F
 }
 
-// One float32 Add/Sub/Mul/Div over operands read in place, each contiguous (stride 1) or a broadcast scalar
-// (stride 0): the small node of a chain, without the block loop's slots and step dispatch.
-ASCENDSIM_VECTOR_CLONES void binary_direct(Op op, const float* a, int64_t sa, const float* b, int64_t sb, float* o,
-                                           int64_t n) {
-#define DIRECT(expr)                                                                \
-  if (sa == 1 && sb == 1) {                                                         \
-    for (int64_t i = 0; i < n; ++i) {                                               \
-      const float x = a[i], y = b[i];                                               \
-      o[i] = (expr);                                                                \
-    }                                                                               \
-  } else if (sa == 0) {                                                             \
-    const float x = a[0];                                                           \
-    for (int64_t i = 0; i < n; ++i) {                                               \
-      const float y = b[i * sb];                                                    \
-      o[i] = (expr);                                                                \
-    }                                                                               \
-  } else {                                                                          \
-    const float y = b[0];                                                           \
-    for (int64_t i = 0; i < n; ++i) {                                               \
-      const float x = a[i];                                                         \
-      o[i] = (expr);                                                                \
-    }                                                                               \
-  }                                                                                 \
-  return
+// One float32 Add/Sub/Mul/Div of two same-shape operands read in place: the small node of a chain, without
+// the block loop's slots and step dispatch.
+ASCENDSIM_VECTOR_CLONES void binary_direct(Op op, const float* a, const float* b, float* o, int64_t n) {
   switch (op) {
-    case kAdd: DIRECT(x + y);
-    case kSub: DIRECT(x - y);
-    case kMul: DIRECT(x * y);
-    default: DIRECT(x / y);
+    case kAdd: for (int64_t i = 0; i < n; ++i) o[i] = a[i] + b[i]; break;
+    case kSub: for (int64_t i = 0; i < n; ++i) o[i] = a[i] - b[i]; break;
+    case kMul: for (int64_t i = 0; i < n; ++i) o[i] = a[i] * b[i]; break;
+    default: for (int64_t i = 0; i < n; ++i) o[i] = a[i] / b[i]; break;
   }
-#undef DIRECT
 }
 
 class ElementwiseKernel final : public Kernel {
@@ -484,16 +462,14 @@ class ElementwiseKernel final : public Kernel {
                      (op == kAdd || op == kSub || op == kMul || op == kDiv);
     for (int k = 0; direct_binary_ && k < 2; ++k) {
       const size_t in = static_cast<size_t>(first.in[k]);
-      direct_binary_ = in < operands_.size() && operands_[in].direct && operands_[in].dtype == ACL_FLOAT &&
-                       operands_[in].stride <= 1;
+      direct_binary_ = in < operands_.size() && operands_[in].direct && operands_[in].dtype == ACL_FLOAT;
     }
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
     if (direct_binary_) {
       const Step& s = steps_[0];
-      binary_direct(s.op, static_cast<const float*>(inputs[s.in[0]]), operands_[static_cast<size_t>(s.in[0])].stride,
-                    static_cast<const float*>(inputs[s.in[1]]), operands_[static_cast<size_t>(s.in[1])].stride,
+      binary_direct(s.op, static_cast<const float*>(inputs[s.in[0]]), static_cast<const float*>(inputs[s.in[1]]),
                     static_cast<float*>(outputs[0]), inner_);
       return;
     }
@@ -560,7 +536,7 @@ class ElementwiseKernel final : public Kernel {
   int64_t out_elem_ = 4;
   std::vector<Operand> operands_;
   bool out_direct_ = false, scratch_ = false, one_row_ = true;
-  bool direct_binary_ = false;  // one small Add/Sub/Mul/Div on direct operands: binary_direct
+  bool direct_binary_ = false;  // one small Add/Sub/Mul/Div of same-shape direct operands: binary_direct
 };
 
 // Appends the steps of one op (variadic Max/Min become binary chains) reading `ins` (slot numbers).

@@ -51,9 +51,10 @@ BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divid
 
 
 @pytest.mark.parametrize("op", sorted(BINARY))
-@pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 4), (1, 4)), ((), (2, 9)), ((33,), (1,)), ((1, 40), (1, 1))])
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 4), (1, 4)), ((33,), (33,)), ((), (2, 9)), ((1, 40), (1, 1))])
 def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, a_shape: tuple, b_shape: tuple) -> None:
-    """The small one-op path (binary_direct): equal shapes, and a broadcast scalar on either side; a zero divisor."""
+    """The small one-op path (binary_direct) on equal shapes, and beside it a broadcast scalar on either side
+    (the block loop); a zero divisor."""
     a, b = normal(a_shape), normal(b_shape)
     b.flat[0] = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
