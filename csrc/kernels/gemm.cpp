@@ -229,4 +229,79 @@ void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const E
   });
 }
 
+// ---- PackedColumns ---------------------------------------------------------------------------------------
+// C = A * B with B packed at construction into 16-column panels (k-major). Per panel, rows of A in groups of
+// 8: eight 16-float accumulators, each k one vector of the panel and eight broadcasts of A (row-major, read
+// in place): the wide kernel above with the roles of the operands exchanged. Panels are the outer loop, so
+// B, the large operand (a transformer's weights), streams from memory once while A (the activations) stays
+// in L2; threads take runs of panels.
+namespace {
+
+constexpr int64_t kColRows = 8;  // rows of A per accumulator set
+
+// Rows [0, rows) of C for one panel (rows <= kColRows): the accumulator loop with a constant bound when full.
+template <int64_t kRowsAtMost>
+__attribute__((always_inline)) inline void column_rows(const float* a, int64_t lda, int64_t rows, int64_t k, const float* bp, v16* acc) {
+  for (int64_t kk = 0; kk < k; ++kk) {
+    v16 bv;
+    ASCENDSIM_LOAD16(bv, bp + kk * kLanes);
+    for (int64_t r = 0; r < kRowsAtMost; ++r)
+      if (kRowsAtMost == kColRows || r < rows) acc[r] += a[r * lda + kk] * bv;
+  }
+}
+
+ASCENDSIM_VECTOR_CLONES void column_panel(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp,
+                                          const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols) {
+  v16 b = {};
+  if (bias != nullptr) {
+    float padded[kLanes] = {};
+    for (int64_t j = 0; j < cols; ++j) padded[j] = bias[j];
+    ASCENDSIM_LOAD16(b, padded);
+  }
+  const v16 vlo = v16{} + lo, vhi = v16{} + hi;
+  for (int64_t r0 = 0; r0 < m; r0 += kColRows) {
+    const int64_t rows = std::min(kColRows, m - r0);
+    v16 acc[kColRows] = {};
+    if (rows == kColRows) {
+      column_rows<kColRows>(a + r0 * lda, lda, rows, k, bp, acc);
+    } else {
+      column_rows<kColRows - 1>(a + r0 * lda, lda, rows, k, bp, acc);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      v16 out = acc[r] + b;
+      out = out < vlo ? vlo : out;
+      out = out > vhi ? vhi : out;
+      float* cr = c + (r0 + r) * ldc;
+      if (cols == kLanes) {
+        ASCENDSIM_STORE16(cr, out);
+      } else {
+        __builtin_memcpy(cr, &out, sizeof(float) * static_cast<size_t>(cols));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PackedColumns::PackedColumns(const float* b, int64_t k, int64_t n, int64_t ldb)
+    : k_(k), n_(n), panels_(static_cast<size_t>((n + kPanelCols - 1) / kPanelCols * kPanelCols * k), 0.0f) {
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      panels_[static_cast<size_t>((j / kPanelCols * k + kk) * kPanelCols + j % kPanelCols)] = b[kk * ldb + j];
+}
+
+void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float* bias, float lo, float hi, float* c,
+                             int64_t ldc) const {
+  if (m <= 0 || n_ <= 0) return;
+  const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
+  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m * k_ * kPanelCols));
+  parallel_for(panels, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t j0 = p * kPanelCols;
+      column_panel(a, lda, m, k_, panels_.data() + p * k_ * kPanelCols, bias != nullptr ? bias + j0 : nullptr, lo, hi,
+                   c + j0, ldc, std::min(kPanelCols, n_ - j0));
+    }
+  });
+}
+
 }  // namespace ascendsim::kernels

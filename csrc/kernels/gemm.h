@@ -37,4 +37,20 @@ class PackedMatrix {
   std::vector<float> panels_;
 };
 
+// A constant k x n row-major matrix B packed into panels of 16 columns, k-major within a panel (columns past n
+// are zero), for products A * B whose other operand A arrives at run time: the right-hand weights of a MatMul.
+class PackedColumns {
+ public:
+  static constexpr int64_t kPanelCols = 16;
+  PackedColumns(const float* b, int64_t k, int64_t n, int64_t ldb);
+  // C (m x n, leading dim ldc) = A (m x k, leading dim lda) * B, then + bias[column] (when not null) and
+  // clamped to [lo, hi].
+  void multiply(const float* a, int64_t lda, int64_t m, const float* bias, float lo, float hi, float* c,
+                int64_t ldc) const;
+
+ private:
+  int64_t k_, n_;
+  std::vector<float> panels_;
+};
+
 }  // namespace ascendsim::kernels

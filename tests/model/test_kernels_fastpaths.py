@@ -268,6 +268,36 @@ def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: i
     got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
+PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build into 16-column panels (PackedColumns)
+    {"a": (128, 96), "b": (96, 64), "bias": (64,), "act": "Relu"},             # bias and clamp as C is written
+    {"a": (2, 13, 40), "b": (40, 37), "bias": (37,), "act": "Clip"},           # folded batch, 8-row and panel tails
+    {"a": (5, 24), "b": (24, 16), "bias": (5, 1), "act": None},                # a column bias: added after
+    {"a": (7, 300), "b": (300, 129), "act": "HardSwish"},                      # no bias, epilogue after
+    {"a": (3, 4, 9, 20), "b": (20, 33)},                                       # two batch dims
+]
+
+
+@pytest.mark.parametrize("case", range(len(PACKED_MATMULS)))
+def test_matmul_packed_weights(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+    spec = PACKED_MATMULS[case]
+    a, b = normal(spec["a"]), normal(spec["b"])
+    want = a @ b
+    inputs, attrs = [a, b], {}
+    if "bias" in spec:
+        bias = normal(spec["bias"])
+        want = want + bias
+        inputs.append(bias)
+        attrs["fused_bias"] = 1
+    act = spec.get("act")
+    want = EPILOGUES[act](want)
+    if act is not None:
+        attrs["activation"] = act
+    if act == "Clip":
+        attrs.update(activation_alpha=0.0, activation_beta=6.0)
+    got = run_kernel(driver, tmp_path, "MatMul", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant float32 weights: F(2x2, 3x3)
     {"x": (1, 16, 8, 8), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},                         # one tile row block
     {"x": (2, 19, 7, 9), "w": (21, 19, 3, 3), "pads": [1, 1, 1, 1], "bias": False},          # odd sizes, 2 images
