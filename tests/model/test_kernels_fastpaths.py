@@ -51,11 +51,11 @@ BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divid
 
 
 @pytest.mark.parametrize("op", sorted(BINARY))
-@pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 4), (1, 4)), ((33,), (33,)), ((), (2, 9)), ((1, 40), (1, 1))])
-def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, a_shape: tuple, b_shape: tuple) -> None:
+@pytest.mark.parametrize("shapes", [((1, 4), (1, 4)), ((33,), (33,)), ((), (2, 9)), ((1, 40), (1, 1))])
+def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, shapes: tuple) -> None:
     """The small one-op path (binary_direct) on equal shapes, and beside it a broadcast scalar on either side
     (the block loop); a zero divisor."""
-    a, b = normal(a_shape), normal(b_shape)
+    a, b = normal(shapes[0]), normal(shapes[1])
     b.flat[0] = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         want = BINARY[op](a, b).astype(np.float32)
