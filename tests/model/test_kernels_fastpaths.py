@@ -12,6 +12,7 @@ numpy and onnxruntime:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
@@ -161,6 +162,13 @@ EPILOGUES = {"Clip": lambda v: np.clip(v, 0.0, 6.0), "Relu": lambda v: np.maximu
              "HardSwish": lambda v: v * np.clip(v / 6.0 + 0.5, 0.0, 1.0)}
 
 
+def epilogue_attrs(act: str | None) -> dict[str, Any]:
+    """The fused-activation attributes for EPILOGUES[act] (Clip as ReLU6); none for None."""
+    if act is None:
+        return {}
+    return {"activation": act, **({"activation_alpha": 0.0, "activation_beta": 6.0} if act == "Clip" else {})}
+
+
 @pytest.mark.parametrize("case", range(len(DEPTHWISE)))
 def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
     spec = dict(DEPTHWISE[case])
@@ -171,12 +179,8 @@ def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> Non
     act = spec.pop("act", "Clip")
     spec["group"] = channels
     want = EPILOGUES[act](ort_conv(x, w, b, **spec))
-    attrs = dict(spec)
-    if act is not None:
-        attrs["activation"] = act
-    if act == "Clip":
-        attrs.update(activation_alpha=0.0, activation_beta=6.0)
-    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
+                     attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
@@ -262,10 +266,8 @@ def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: i
     act = spec.pop("act", "Relu")
     want = EPILOGUES[act](ort_conv(x, w, b, **spec))
     inputs = [x, w] if b is None else [x, w, b]
-    attrs = {**spec, "activation": act}
-    if act == "Clip":
-        attrs.update(activation_alpha=0.0, activation_beta=6.0)
-    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
+                     attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build into 16-column panels (PackedColumns)
@@ -290,11 +292,8 @@ def test_matmul_packed_weights(driver: Path, tmp_path: Path, threads: str, case:
         attrs["fused_bias"] = 1
     act = spec.get("act")
     want = EPILOGUES[act](want)
-    if act is not None:
-        attrs["activation"] = act
-    if act == "Clip":
-        attrs.update(activation_alpha=0.0, activation_beta=6.0)
-    got = run_kernel(driver, tmp_path, "MatMul", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    got = run_kernel(driver, tmp_path, "MatMul", inputs, [(np.float32, want.shape)],
+                     attrs={**attrs, **epilogue_attrs(act)}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
@@ -321,13 +320,9 @@ def test_conv_winograd(driver: Path, tmp_path: Path, threads: str, case: int) ->
     b = normal((w.shape[0],)) if spec.pop("bias", True) else None
     act = spec.pop("act", "Relu")
     want = EPILOGUES[act](ort_conv(x, w, b, **spec))
-    attrs = dict(spec)
-    if act is not None:
-        attrs["activation"] = act
-    if act == "Clip":
-        attrs.update(activation_alpha=0.0, activation_beta=6.0)
     inputs = [x, w] if b is None else [x, w, b]
-    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)], attrs=attrs, constant=(1,))[0]
+    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
+                     attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
