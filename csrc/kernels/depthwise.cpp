@@ -10,8 +10,9 @@
 // that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
 //
 // Stride-2 convs (dilation 1) read a zero-padded copy of the plane row by row (stride2_plane): 16 outputs
-// of a row need, for tap (ki, kj), padded[2 * oh + ki][2 * ow + kj]: the even elements of 32 consecutive
-// floats, one shuffle of two vector loads, so there is no strided gather and no split into phases.
+// of a row need, for tap (ki, kj), padded[2 * oh + ki][2 * ow + kj]; the taps are summed at stride 1 over
+// the 32 columns from 2 * ow0 (plain vector loads) and the even columns of the result kept (one shuffle),
+// so there is no strided gather and no split into phases.
 //
 // Every other depthwise conv takes the polyphase path (polyphase_plane); on larger planes it is also the
 // faster one (measured on 56x56 and 112x112: its row chunks keep the accumulator in L1, where the masks of
@@ -185,15 +186,22 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
   for (int64_t oh = 0; oh < g.oh; ++oh) {
     float* dst = out + oh * g.ow;
     for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kLanes) {
-      v16 acc = v16{} + bias;
+      // The row at stride 1 over the 32 padded columns from 2 * ow0, then its even columns (one shuffle per 16
+      // outputs rather than one per tap: measured 10% faster on 14x14 planes, the same on larger ones).
+      v16 first = v16{} + bias, second = v16{} + bias;
       for (int64_t ki = 0; ki < g.kh; ++ki) {
         const float* row = frame + (2 * oh + ki) * s.pitch + 2 * ow0;
         for (int64_t kj = 0; kj < g.kw; ++kj) {
-          v16 taps;  // padded[2 * ow + kj] for the 16 outputs
-          ASCENDSIM_EVENS16(taps, row + kj);
-          acc += k[ki * g.kw + kj] * taps;
+          const float wt = k[ki * g.kw + kj];
+          v16 a, b;
+          ASCENDSIM_LOAD16(a, row + kj);
+          ASCENDSIM_LOAD16(b, row + kj + kLanes);
+          first += wt * a;
+          second += wt * b;
         }
       }
+      v16 acc;
+      ASCENDSIM_EVENS_OF(acc, first, second);
       acc = acc < lo ? lo : acc;
       acc = acc > hi ? hi : acc;
       // A row's last vector may spill into the rows below, which are written after it, but not past the plane.

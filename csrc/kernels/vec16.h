@@ -15,12 +15,14 @@ using i16 = int __attribute__((vector_size(64)));
 
 #define ASCENDSIM_LOAD16(v, p) __builtin_memcpy(&(v), (p), sizeof(::ascendsim::kernels::v16))
 #define ASCENDSIM_STORE16(p, v) __builtin_memcpy((p), &(v), sizeof(::ascendsim::kernels::v16))
+// The even elements of vectors a and b taken as 32 floats (a[0], a[2], ..., b[14]).
+#define ASCENDSIM_EVENS_OF(out, a, b) \
+  (out) = __builtin_shuffle((a), (b), ::ascendsim::kernels::i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30})
 // The even elements of the 32 floats at p (p[0], p[2], ..., p[30]): a stride-2 row in one shuffle.
-#define ASCENDSIM_EVENS16(out, p)                                                                       \
-  do {                                                                                                  \
-    ::ascendsim::kernels::v16 evens_lo_, evens_hi_;                                                     \
-    ASCENDSIM_LOAD16(evens_lo_, (p));                                                                   \
-    ASCENDSIM_LOAD16(evens_hi_, (p) + 16);                                                              \
-    (out) = __builtin_shuffle(evens_lo_, evens_hi_,                                                     \
-                              ::ascendsim::kernels::i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}); \
+#define ASCENDSIM_EVENS16(out, p)                   \
+  do {                                              \
+    ::ascendsim::kernels::v16 evens_lo_, evens_hi_; \
+    ASCENDSIM_LOAD16(evens_lo_, (p));               \
+    ASCENDSIM_LOAD16(evens_hi_, (p) + 16);          \
+    ASCENDSIM_EVENS_OF(out, evens_lo_, evens_hi_);  \
   } while (0)
