@@ -22,6 +22,14 @@ namespace {
 
 constexpr int64_t kMinFlops = int64_t{1} << 18;  // multiply-adds per block
 constexpr int64_t kMinPackFloats = 16384;        // B floats packed per pool chunk
+
+// The grain of `items` equal work items of `flops` multiply-adds each: one run per thread (equal items
+// need no finer chunks to balance: 90 items in 11-item chunks gave one thread 5 chunks, the other 4), and
+// at least kMinFlops per run.
+int64_t even_grain(int64_t items, int64_t flops) {
+  const int64_t threads = num_threads();
+  return std::max((items + threads - 1) / threads, kMinFlops / std::max<int64_t>(1, flops));
+}
 constexpr int64_t kAlign = 16;
 
 void blas_single_threaded() {
@@ -198,8 +206,7 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
   // gave one thread 6 and the other 4.
   const int64_t items = panels * tiles;
-  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, kRows * k_ * kTileCols));
-  parallel_for(items, grain, [&](int64_t i0, int64_t i1) {
+  parallel_for(items, even_grain(items, kRows * k_ * kTileCols), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t p = i / tiles, t = i % tiles, rows = std::min(kRows, m_ - p * kRows);
       micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
@@ -210,8 +217,7 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
 
 void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
   const int64_t blocks = (n + kWideCols - 1) / kWideCols;
-  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m_ * k_ * kWideCols));
-  parallel_for(blocks, grain, [&](int64_t j0, int64_t j1) {
+  parallel_for(blocks, even_grain(blocks, m_ * k_ * kWideCols), [&](int64_t j0, int64_t j1) {
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t cols = std::min(kWideCols, n - j * kWideCols);
       if (cols == kWideCols) {
@@ -294,8 +300,7 @@ void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float
                              int64_t ldc) const {
   if (m <= 0 || n_ <= 0) return;
   const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
-  const int64_t grain = std::max<int64_t>(1, kMinFlops / std::max<int64_t>(1, m * k_ * kPanelCols));
-  parallel_for(panels, grain, [&](int64_t p0, int64_t p1) {
+  parallel_for(panels, even_grain(panels, m * k_ * kPanelCols), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t j0 = p * kPanelCols;
       column_panel(a, lda, m, k_, panels_.data() + p * k_ * kPanelCols, bias != nullptr ? bias + j0 : nullptr, lo, hi,
