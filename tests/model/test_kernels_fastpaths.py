@@ -240,11 +240,12 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int, cons
 
 PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 6-column tiles below 64 columns, 16-column vectors
     # from 64); planes of at most 100 positions split the product by panels
-    {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [1, 1, 1, 1]},                          # a full and a partial panel
+    # (dilated 3x3 convs here: a 3x3 stride-1 one with 16 channels would run as Winograd)
+    {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},      # a full and a partial panel
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
     {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
     {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads
-    {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [1, 1, 1, 1]},                         # K = 4608
+    {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},    # K = 4608
     {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
     {"x": (1, 64, 8, 8), "w": (24, 64, 1, 1)},                                                 # 64 columns: vectors
@@ -256,19 +257,6 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 6-column t
     {"x": (1, 16, 24, 24), "w": (20, 16, 1, 1), "act": "Clip"},                                # Clip in the epilogue
 ]
 
-
-@pytest.mark.parametrize("case", range(len(PACKED_CONVS)))
-def test_conv_packed_weights(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
-    spec = dict(PACKED_CONVS[case])
-    x = normal(spec.pop("x"))
-    w = normal(spec.pop("w")) * 0.1
-    b = normal((w.shape[0],)) if spec.pop("bias", True) else None
-    act = spec.pop("act", "Relu")
-    want = EPILOGUES[act](ort_conv(x, w, b, **spec))
-    inputs = [x, w] if b is None else [x, w, b]
-    got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
-                     attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build into 16-column panels (PackedColumns)
     {"a": (128, 96), "b": (96, 64), "bias": (64,), "act": "Relu"},             # bias and clamp as C is written
@@ -310,11 +298,11 @@ WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant f
 ]
 
 
-@pytest.mark.parametrize("case", range(len(WINOGRAD_CONVS)))
-def test_conv_winograd(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
-    """Against onnxruntime's direct conv: F(2x2, 3x3) sums in another order (a few float32 ulps of the inputs'
-    scale apart)."""
-    spec = dict(WINOGRAD_CONVS[case])
+@pytest.mark.parametrize("spec", [*PACKED_CONVS, *WINOGRAD_CONVS])
+def test_conv_constant_weights(driver: Path, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
+    """Packed weights and Winograd, against onnxruntime's direct conv (from which F(2x2, 3x3), summing in another
+    order, is a few float32 ulps of the inputs' scale apart)."""
+    spec = dict(spec)
     x = normal(spec.pop("x"))
     w = normal(spec.pop("w")) * 0.1
     b = normal((w.shape[0],)) if spec.pop("bias", True) else None
