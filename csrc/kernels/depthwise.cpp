@@ -230,6 +230,11 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   auto finish = [&](int64_t p0, int64_t p1) {
     if (!fused) apply_activation(act, out + p0 * spatial, (p1 - p0) * spatial);
   };
+  if (blocked_depthwise_suits(g)) {
+    blocked_depthwise(g, x, w, bias, lo, hi, out);
+    finish(0, planes);
+    return;
+  }
   if (g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.oh == g.h && g.ow == g.w && g.ph < g.kh && g.pw < g.kw &&
       spatial <= kSamePlane) {
     SameShape s{};

@@ -10,4 +10,10 @@ namespace ascendsim::kernels {
 void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
                     float* out);
 
+// The channel-blocked path for stride-2 convs on small planes (depthwise_blocked.cpp), which depthwise_conv
+// takes when it suits g: out = clamp(conv + bias, lo, hi).
+bool blocked_depthwise_suits(const ConvGeometry& g);
+void blocked_depthwise(const ConvGeometry& g, const float* x, const float* w, const float* bias, float lo, float hi,
+                       float* out);
+
 }  // namespace ascendsim::kernels
