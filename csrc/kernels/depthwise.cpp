@@ -216,8 +216,6 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
   }
 }
 
-#undef LOAD16
-
 }  // namespace
 
 void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
