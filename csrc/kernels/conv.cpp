@@ -6,9 +6,9 @@
 // constant (the usual case), they are packed once at build (PackedMatrix) and the product runs on our own
 // micro-kernels, which add the bias and clamp as they write: OpenBLAS would pack the weights (or, for a
 // wide plane, the image) again on every call, and measured slower on every conv shape of ResNet-50 and
-// MobileNetV2. The weights then take twice their memory. 3x3 stride-1 convs with constant float32 weights run as Winograd F(2x2, 3x3) (winograd.h),
-// and depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16
-// storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// MobileNetV2. The weights then take twice their memory. 3x3 stride-1 convs with constant float32 weights
+// run as Winograd F(2x2, 3x3) (winograd.h), and depthwise convs (group == C == M) take their own direct path
+// (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/conv_geometry.h"
@@ -63,6 +63,7 @@ class ConvKernel final : public Kernel {
       return;
     }
     if (!depthwise_ && constant_fp32) {
+      clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
       packed_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
     }
@@ -106,9 +107,10 @@ class ConvKernel final : public Kernel {
   // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
   // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
   // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache (with
-  // packed weights, the micro-kernels add the bias and clamp a Relu/Clip as they write C). Blocks hold ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at
-  // least 256 columns. With by_block_ (see the constructor) the pool runs whole blocks (one region per conv,
-  // single-threaded GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
+  // packed weights, the micro-kernels add the bias and clamp a Relu/Clip as they write C). Blocks hold
+  // ~512 KiB of im2col (L2-sized: the full matrix of a 56x56 3x3 conv is 7 MiB), and at least 256 columns.
+  // With by_block_ (see the constructor) the pool runs whole blocks (one region per conv, single-threaded
+  // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, float* out) const {
     const ConvGeometry& g = g_;
     const int64_t blocks = (spatial_ + block_ - 1) / block_;
@@ -130,18 +132,16 @@ class ConvKernel final : public Kernel {
             }
             const float* b = pointwise_ ? image + p0 : col;
             int64_t ldb = pointwise_ ? spatial_ : np;
-            bool activated = false;
             if (packed_.empty()) {
               if (bg != nullptr)
                 for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
               sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
             } else {
-              PackedMatrix::Epilogue e;
+              PackedMatrix::Epilogue e = clamp_;
               e.bias = bg;
-              activated = activation_bounds(act_, &e.lo, &e.hi);
               packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, e, dst + p0, spatial_);
             }
-            if (act_.op >= 0 && !activated)
+            if (act_.op >= 0 && !clamps_)
               for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
           }
         };
@@ -189,6 +189,8 @@ class ConvKernel final : public Kernel {
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
   bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
   std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
+  PackedMatrix::Epilogue clamp_;       // their epilogue's Relu/Clip bounds (the bias is per group)
+  bool clamps_ = false;                // the activation is those bounds (else it runs after the product)
   std::unique_ptr<WinogradConv> winograd_;
 };
 

@@ -4,8 +4,8 @@
 // copies) would otherwise cost more than the arithmetic.
 //
 // Small "same" convs (stride 1, dilation 1, output the size of the input, at most kSamePlane positions: most
-// depthwise layers of the later stages) run on the plane itself (same_plane): output i = oh * w + ow reads, for tap (ki, kj), input i + (ki - ph) * w +
-// (kj - pw), so every tap is one multiply-add over the flat plane in 16-float vectors, written straight to
+// depthwise layers of the later stages) run on the plane itself (same_plane): output i = oh * w + ow reads,
+// for tap (ki, kj), input i + (ki - ph) * w + (kj - pw), so every tap is one multiply-add over the flat plane in 16-float vectors, written straight to
 // the output. The plane is copied between zero rows (so the rows above and below read zeros), and a tap
 // that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
 //
