@@ -70,8 +70,15 @@ class MatMulKernel final : public Kernel {
     full_out_.push_back(m_);
     full_out_.push_back(n_);
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1)
+    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
       packed_b_ = std::make_unique<PackedColumns>(static_cast<const float*>(weights), k_, n_, n_);
+      float lo = 0, hi = 0;
+      packed_epilogue_ = row_bias_ && activation_bounds(act_, &lo, &hi);
+      if (packed_epilogue_) {
+        lo_ = lo;
+        hi_ = hi;
+      }
+    }
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -81,17 +88,10 @@ class MatMulKernel final : public Kernel {
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
       const float* bias = has_bias_ ? float_input(bias_, inputs[2], false, 4) : nullptr;
-      float lo = 0, hi = 0;
-      if (packed_b_ && row_bias_ && activation_bounds(act_, &lo, &hi)) {  // the whole epilogue as C is written
-        packed_b_->multiply(a, k_, batches_ * m_, bias, lo, hi, out, n_);
-        if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
-        return;
-      }
       if (k_ == 0) {
         std::fill(out, out + total, 0.0f);
-      } else if (packed_b_) {
-        const float inf = std::numeric_limits<float>::infinity();
-        packed_b_->multiply(a, k_, batches_ * m_, nullptr, -inf, inf, out, n_);
+      } else if (packed_b_) {  // with a row bias and a Relu/Clip (or none), the whole epilogue as C is written
+        packed_b_->multiply(a, k_, batches_ * m_, packed_epilogue_ ? bias : nullptr, lo_, hi_, out, n_);
       } else if (fold_) {
         gemm(a, b, out, batches_ * m_);
       } else {
@@ -101,7 +101,7 @@ class MatMulKernel final : public Kernel {
         }
       }
       if (bias != nullptr && !row_bias_) add_broadcast(out, full_out_, bias, bias_.dims);
-      if (row_bias_ || act_.op >= 0) {
+      if (!packed_epilogue_ && (row_bias_ || act_.op >= 0)) {
         // The epilogue row by row over the pool: bias vector and activation while the row is in cache.
         const float* row_bias = row_bias_ ? bias : nullptr;
         parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
@@ -133,6 +133,8 @@ class MatMulKernel final : public Kernel {
   std::vector<int64_t> batch_, full_out_;
   BroadcastPlan plan_;
   std::unique_ptr<PackedColumns> packed_b_;  // B, when it is a float32 constant without batch dims
+  bool packed_epilogue_ = false;  // packed_b_ adds the row bias and clamps to [lo_, hi_] (the activation)
+  float lo_ = -std::numeric_limits<float>::infinity(), hi_ = std::numeric_limits<float>::infinity();
 };
 
 // What MatMul and Gemm cannot take: fewer than two operands, a non-float operand or output (empty: fine).
