@@ -136,9 +136,10 @@ def test_node_timing_sees_every_stream(tmp_path: Path) -> None:
         assert f"{node['name']} ({node['op_type']})" in result.stderr
 
 
-def slow_branch_model(layers: int = 24, n: int = 256) -> onnx.ModelProto:
+def slow_branch_model(layers: int = 12, n: int = 512) -> onnx.ModelProto:
     """x -> Softmax on one stream, x -> `layers` MatMuls on another, joined by an Add that waits for the long
-    branch: the stream holding the Softmax waits for the MatMul chain's event."""
+    branch: the stream holding the Softmax waits for the MatMul chain's event. The chain takes about 16 ms on two
+    CPUs: far more than the 1 ms timeout plus the time slice the waiting stream's thread may wait for a CPU."""
     rng = np.random.default_rng(5)
     weights = [const(f"w{i}", (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)) for i in range(layers)]
     nodes = [helper.make_node("Softmax", ["x"], ["light"])]
@@ -152,14 +153,15 @@ def slow_branch_model(layers: int = 24, n: int = 256) -> onnx.ModelProto:
 
 
 def test_event_sync_timeout_reports_a_long_wait(tmp_path: Path, device: int, stream: int) -> None:
-    model = slow_branch_model()
+    n = 512
+    model = slow_branch_model(n=n)
     path = compile_model(model, tmp_path, "slow_branch")
     om = om_reader.read_om(str(path))
     waits = [t for t in om.tasks[0] if t["type"] == "EVENT_WAIT"]
     join = len(om.plans[0]["nodes"]) - 1
     assert [w["node"] for w in waits] == [join], waits  # the join waits for the MatMul chain's stream
     model_id = load(path)
-    x = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float32)
+    x = np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
     expected = reference(model, {"x": x})[0]
     config = aclmdlCreateExecConfigHandle()
     ins, outs = DeviceBuffers([x]), DeviceBuffers([np.zeros_like(x)])
