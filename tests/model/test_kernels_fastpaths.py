@@ -245,13 +245,13 @@ def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int, cons
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 6-column tiles below 64 columns, 16-column vectors
+PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column tiles below 64 columns, 16-column vectors
     # from 64); planes of at most 100 positions split the product by panels
     # (dilated 3x3 convs here: a 3x3 stride-1 one with 16 channels would run as Winograd)
     {"x": (1, 37, 7, 7), "w": (21, 37, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},      # a full and a partial panel
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
-    {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7
-    {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads
+    {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7: five full tiles
+    {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads; 15 columns: a 1-column tile
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},    # K = 4608
     {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
