@@ -155,6 +155,10 @@ DEPTHWISE = [
     {"x": (1, 4, 6, 9), "k": (2, 2), "pads": [0, 0, 1, 1], "act": None},                # asymmetric: taps below/right
     {"x": (1, 4, 10, 10), "k": (3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},       # epilogue after the planes
     {"x": (1, 3, 12, 75), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # stride-2 rows by shuffles
+    # stride-2 planes deinterleaved: even left pad (0, 2), odd (1, 3), row counts not a multiple of 4
+    {"x": (1, 6, 45, 34), "k": (5, 5), "pads": [2, 2, 2, 2], "strides": [2, 2]},
+    {"x": (1, 2, 34, 66), "k": (3, 3), "pads": [0, 0, 1, 1], "strides": [2, 2], "act": "Relu"},
+    {"x": (1, 2, 40, 41), "k": (7, 7), "pads": [3, 3, 3, 3], "strides": [2, 2]},
     # stride 2, 16 channels and more, planes of at most 32x32: blocks of 16 channels (partial blocks, 2 images)
     {"x": (2, 37, 14, 13), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},
     {"x": (1, 20, 9, 11), "k": (5, 5), "pads": [2, 1, 2, 3], "strides": [2, 2], "act": "Relu"},
