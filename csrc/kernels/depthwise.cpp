@@ -42,7 +42,7 @@ namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
-constexpr int64_t kGroup = 2;  // vectors per step of same_plane
+constexpr int64_t kGroup = 4;  // vectors per step of same_plane (2 measured 10-20% slower, 8 pads 7x7 to 128)
 constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
 constexpr int64_t kStride2Rows = 4;   // output rows per step of stride2_plane
 
