@@ -44,6 +44,7 @@ namespace {
 constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
 constexpr int64_t kGroup = 4;  // vectors per step of same_plane (2 measured 10-20% slower, 8 pads 7x7 to 128)
 constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
+constexpr int64_t kPolyStep = 4;      // vectors per step of polyphase_plane's 3x3 loop
 constexpr int64_t kStride2Rows = 4;   // output rows per step of stride2_plane
 
 
@@ -145,10 +146,21 @@ ASCENDSIM_VECTOR_CLONES void polyphase_plane(const ConvGeometry& g, const PlaneS
       const float *t0 = tap(0, 0) + f0, *t1 = tap(0, 1) + f0, *t2 = tap(0, 2) + f0, *t3 = tap(1, 0) + f0,
                   *t4 = tap(1, 1) + f0, *t5 = tap(1, 2) + f0, *t6 = tap(2, 0) + f0, *t7 = tap(2, 1) + f0,
                   *t8 = tap(2, 2) + f0;
-      const float w0 = k[0], w1 = k[1], w2 = k[2], w3 = k[3], w4 = k[4], w5 = k[5], w6 = k[6], w7 = k[7], w8 = k[8];
-      for (int64_t i = 0; i < n; ++i)
-        acc[i] = bias + w0 * t0[i] + w1 * t1[i] + w2 * t2[i] + w3 * t3[i] + w4 * t4[i] + w5 * t5[i] + w6 * t6[i] +
-                 w7 * t7[i] + w8 * t8[i];
+      const float* taps[9] = {t0, t1, t2, t3, t4, t5, t6, t7, t8};
+      // kPolyStep vectors per step, whole steps (the range's buffers have room for the overrun): independent
+      // chains, where one vector at a time left its nine dependent multiply-adds waiting on their latency.
+      for (int64_t i = 0; i < n; i += kPolyStep * kLanes) {
+        v16 sum[kPolyStep];
+        for (int64_t q = 0; q < kPolyStep; ++q) sum[q] = v16{} + bias;
+        for (int64_t t = 0; t < 9; ++t) {
+          for (int64_t q = 0; q < kPolyStep; ++q) {
+            v16 v;
+            ASCENDSIM_LOAD16(v, taps[t] + i + q * kLanes);
+            sum[q] += k[t] * v;
+          }
+        }
+        for (int64_t q = 0; q < kPolyStep; ++q) ASCENDSIM_STORE16(acc + i + q * kLanes, sum[q]);
+      }
     } else {
       for (int64_t i = 0; i < n; ++i) acc[i] = bias;
       for (int64_t ki = 0; ki < g.kh; ++ki) {
@@ -322,7 +334,8 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   shape.lo = lo;
   shape.hi = hi;
   const int64_t phase_floats = g.sh * g.sw * shape.hpp * shape.wpp;
-  const int64_t acc_floats = std::min(g.oh, std::max<int64_t>(1, kChunkFloats / shape.wpp)) * shape.wpp;
+  // (+ one step: the 3x3 loop's reads and writes past the range)
+  const int64_t acc_floats = std::min(g.oh, std::max<int64_t>(1, kChunkFloats / shape.wpp)) * shape.wpp + kPolyStep * kLanes;
   parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
     float* phases = scratch_floats(6, static_cast<size_t>(phase_floats + acc_floats));
     std::fill(phases, phases + phase_floats, 0.0f);  // the plane's copies overwrite only its input positions

@@ -143,6 +143,7 @@ def test_gemm_split_transposed(driver: Path, tmp_path: Path, threads: str, case:
 
 DEPTHWISE = [
     {"x": (1, 6, 40, 40), "k": (3, 3), "pads": [1, 1, 1, 1]},                         # flat range > one block
+    {"x": (2, 3, 37, 45), "k": (3, 3), "pads": [0, 1, 2, 1]},                          # ranges not whole steps
     {"x": (2, 5, 23, 19), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # odd sizes, stride 2
     {"x": (1, 4, 17, 17), "k": (5, 5), "pads": [2, 1, 2, 3], "strides": [3, 3]},       # stride 3, 5 taps
     {"x": (1, 3, 21, 20), "k": (3, 3), "pads": [2, 2, 2, 2], "strides": [2, 1], "dilations": [2, 2]},
