@@ -22,6 +22,8 @@ namespace {
 
 constexpr int64_t kMinFlops = int64_t{1} << 18;  // multiply-adds per block
 constexpr int64_t kMinPackFloats = 16384;        // B floats packed per pool chunk
+constexpr int64_t kSplitDepth = 256;             // shallowest product split by depth (multiply_by_depth)
+constexpr int64_t kSplitOutput = 32768;          // and its largest C (floats): a partial sum per thread
 
 // The grain of `items` equal work items of `flops` multiply-adds each: one run per thread (equal items
 // need no finer chunks to balance: 90 items in 11-item chunks gave one thread 5 chunks, the other 4), and
@@ -150,15 +152,16 @@ ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int6
     for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = finish(e, r0 + r, tile[j][r]);
 }
 
-// C[:, 0:cols] = epilogue(A * B[:, 0:16]) for every panel of A (m rows, depth k); B has row pitch ldb and
-// 16 readable columns, C stores only `cols` (< 16 for the last block of a row).
-ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t m, int64_t k, const float* b, int64_t ldb,
-                                        const PackedMatrix::Epilogue& e, float* c, int64_t ldc, int64_t cols) {
+// C[:, 0:cols] = epilogue(A * B[:, 0:16]) for every panel of A (m rows, depth k, panels `pitch` deep: k is
+// a part of it when the product is split by depth); B has row pitch ldb and 16 readable columns, C stores
+// only `cols` (< 16 for the last block of a row).
+ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b,
+                                        int64_t ldb, const PackedMatrix::Epilogue& e, float* c, int64_t ldc, int64_t cols) {
   const v16 lo = v16{} + e.lo, hi = v16{} + e.hi;
   if (m * k <= kShortBlock)
     for (int64_t r = 0; r < m; ++r) __builtin_prefetch(c + r * ldc + kAheadCols, 1, 3);
   for (int64_t r0 = 0; r0 < m; r0 += kWideRows) {
-    const float* ap = panels + r0 / kRows * k * kRows + r0 % kRows;
+    const float* ap = panels + r0 / kRows * pitch * kRows + r0 % kRows;
     v16 acc[kWideRows] = {};
     for (int64_t kk = 0; kk < k; ++kk, ap += kRows) {
       v16 bv;
@@ -189,30 +192,39 @@ PackedMatrix::PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda)
     for (int64_t kk = 0; kk < k; ++kk) panels_[static_cast<size_t>((i / kRows * k + kk) * kRows + i % kRows)] = a[i * lda + kk];
 }
 
+// Rows [k0, k1) of tiles [t0, t1) of B (n columns) into bp, the tiles kTileCols wide and k-major.
+// (Loops of constant length, not std::copy: a library call per 7 floats cost more than the product.)
+void PackedMatrix::pack_tiles(const float* b, int64_t ldb, int64_t n, int64_t t0, int64_t t1, int64_t k0, int64_t k1,
+                              float* bp) const {
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
+    float* tile = bp + t * kTileCols * k_;
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      const float* row = b + kk * ldb + j0;
+      float* dst = tile + kk * kTileCols;
+      if (cols == kTileCols) {
+        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
+      } else {
+        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
+      }
+    }
+  }
+}
+
 void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
   if (m_ <= 0 || n <= 0) return;
+  if (num_threads() > 1 && k_ >= kSplitDepth && k_ >= 2 * m_ && m_ * n <= kSplitOutput) {
+    multiply_by_depth(b, ldb, n, e, c, ldc);
+    return;
+  }
   if (n >= kWideColumns) {
     multiply_wide(b, ldb, n, e, c, ldc);
     return;
   }
   const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
   float* bp = scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
-  // (Loops of constant length, not std::copy: a library call per 6 floats cost more than the product.)
-  parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (kTileCols * k_)), [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
-      float* tile = bp + t * kTileCols * k_;
-      for (int64_t kk = 0; kk < k_; ++kk) {
-        const float* row = b + kk * ldb + j0;
-        float* dst = tile + kk * kTileCols;
-        if (cols == kTileCols) {
-          for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
-        } else {
-          for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
-        }
-      }
-    }
-  });
+  parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (kTileCols * k_)),
+               [&](int64_t t0, int64_t t1) { pack_tiles(b, ldb, n, t0, t1, 0, k_, bp); });
   // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
   // gave one thread 6 and the other 4.
   const int64_t items = panels * tiles;
@@ -225,24 +237,71 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   });
 }
 
-void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
-  const int64_t blocks = (n + kWideCols - 1) / kWideCols;
-  parallel_for(blocks, even_grain(blocks, m_ * k_ * kWideCols), [&](int64_t j0, int64_t j1) {
-    for (int64_t j = j0; j < j1; ++j) {
-      const int64_t cols = std::min(kWideCols, n - j * kWideCols);
-      if (cols == kWideCols) {
-        wide_block(panels_.data(), m_, k_, b + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
+// A product much deeper than tall on a small plane (a bottleneck's projection, 960 -> 160 channels on 7x7, 576 ->
+// 96 on 14x14) is split by depth: thread i multiplies rows [k0, k1) of B, the channels that the layer before
+// wrote on that thread (a depthwise layer's planes are split the same way), into partial sums of all of C;
+// then the parts are added with the epilogue, rows shared out. Split by output rows or columns, every thread
+// read all of B, half of it from the other core's cache, and the layer before, writing those lines again at
+// the next execution, waited on the other core: a 7x7 depthwise layer took 47 us at 2 threads, 22 us so.
+void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c,
+                                     int64_t ldc) const {
+  const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
+  const int64_t parts = num_threads(), depth = (k_ + parts - 1) / parts, size = m_ * n;
+  const bool wide = n >= kWideColumns;
+  float* bp = wide ? nullptr : scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
+  float* partial = scratch_floats(12, static_cast<size_t>(parts * size));
+  parallel_for(parts, 1, [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t k0 = std::min(k_, q * depth), k1 = std::min(k_, k0 + depth);
+      float* part = partial + q * size;
+      if (wide) {
+        wide_columns(b, ldb, n, 0, (n + kWideCols - 1) / kWideCols, k0, k1, Epilogue{}, part, n);
         continue;
       }
-      // The last columns through a zero-padded copy: B's rows may end right after them.
-      float* block = scratch_floats(8, static_cast<size_t>(k_ * kWideCols));
-      for (int64_t kk = 0; kk < k_; ++kk) {
-        const float* row = b + kk * ldb + j * kWideCols;
-        for (int64_t jj = 0; jj < kWideCols; ++jj) block[kk * kWideCols + jj] = jj < cols ? row[jj] : 0.0f;
-      }
-      wide_block(panels_.data(), m_, k_, block, kWideCols, e, c + j * kWideCols, ldc, cols);
+      pack_tiles(b, ldb, n, 0, tiles, k0, k1, bp);
+      for (int64_t p = 0; p < panels; ++p)
+        for (int64_t t = 0; t < tiles; ++t)
+          micro_kernel(panels_.data() + (p * k_ + k0) * kRows, bp + t * kTileCols * k_ + k0 * kTileCols, k1 - k0,
+                       Epilogue{}, 0, part + p * kRows * n + t * kTileCols, n, std::min(kRows, m_ - p * kRows),
+                       std::min(kTileCols, n - t * kTileCols));
     }
   });
+  parallel_for(m_, (m_ + parts - 1) / parts, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* cr = c + r * ldc;
+      const float bias = e.bias != nullptr ? e.bias[r] : 0.0f;
+      for (int64_t j = 0; j < n; ++j) cr[j] = bias + partial[r * n + j];
+      for (int64_t q = 1; q < parts; ++q)
+        for (int64_t j = 0; j < n; ++j) cr[j] += partial[q * size + r * n + j];
+      for (int64_t j = 0; j < n; ++j) cr[j] = std::min(std::max(cr[j], e.lo), e.hi);
+    }
+  });
+}
+
+void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
+  const int64_t blocks = (n + kWideCols - 1) / kWideCols;
+  parallel_for(blocks, even_grain(blocks, m_ * k_ * kWideCols),
+               [&](int64_t j0, int64_t j1) { wide_columns(b, ldb, n, j0, j1, 0, k_, e, c, ldc); });
+}
+
+// Column blocks [j0, j1) of the wide product over depth [k0, k1).
+void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
+                                const Epilogue& e, float* c, int64_t ldc) const {
+  const float* panels = panels_.data() + k0 * kRows;
+  for (int64_t j = j0; j < j1; ++j) {
+    const int64_t cols = std::min(kWideCols, n - j * kWideCols);
+    if (cols == kWideCols) {
+      wide_block(panels, k_, m_, k1 - k0, b + k0 * ldb + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
+      continue;
+    }
+    // The last columns through a zero-padded copy: B's rows may end right after them.
+    float* block = scratch_floats(8, static_cast<size_t>((k1 - k0) * kWideCols));
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      const float* row = b + kk * ldb + j * kWideCols;
+      for (int64_t jj = 0; jj < kWideCols; ++jj) block[(kk - k0) * kWideCols + jj] = jj < cols ? row[jj] : 0.0f;
+    }
+    wide_block(panels, k_, m_, k1 - k0, block, kWideCols, e, c + j * kWideCols, ldc, cols);
+  }
 }
 
 // ---- PackedColumns ---------------------------------------------------------------------------------------

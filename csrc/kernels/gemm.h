@@ -33,6 +33,11 @@ class PackedMatrix {
 
  private:
   void multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
+  void wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
+                    const Epilogue& e, float* c, int64_t ldc) const;
+  void multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
+  void pack_tiles(const float* b, int64_t ldb, int64_t n, int64_t t0, int64_t t1, int64_t k0, int64_t k1,
+                  float* bp) const;
   int64_t m_, k_;
   std::vector<float> panels_;
 };

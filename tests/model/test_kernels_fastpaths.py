@@ -257,6 +257,9 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column t
     {"x": (2, 70, 10, 10), "w": (35, 70, 1, 1)},                                               # 1x1 in place, 100 columns
     {"x": (1, 24, 9, 13), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 0, 1, 2], "strides": [2, 2]},  # groups, 5x7: five full tiles
     {"x": (1, 300, 5, 3), "w": (130, 300, 1, 1), "bias": False},                               # panels split over threads; 15 columns: a 1-column tile
+    # depth >= 256 and >= 2x the rows, on a small plane: split by depth over 2 threads (tiles; vectors and a tail)
+    {"x": (1, 600, 7, 7), "w": (150, 600, 1, 1), "act": "Clip"},
+    {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1)},
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},    # K = 4608
     {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
