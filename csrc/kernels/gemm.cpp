@@ -22,6 +22,7 @@ namespace {
 
 constexpr int64_t kMinFlops = int64_t{1} << 18;  // multiply-adds per block
 constexpr int64_t kMinPackFloats = 16384;        // B floats packed per pool chunk
+constexpr int64_t kL1Floats = 8192;              // a 32 KiB L1 data cache
 constexpr int64_t kSplitDepth = 256;             // shallowest product split by depth (multiply_by_depth)
 constexpr int64_t kSplitOutput = 32768;          // and its largest C (floats): a partial sum per thread
 
@@ -228,9 +229,17 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
   // gave one thread 6 and the other 4.
   const int64_t items = panels * tiles;
+  // While a panel is multiplied by its tiles, the next panel is fetched, a slice per tile: inside a network
+  // the weights come from memory (1x1 convs on 7x7 planes of depth 160 and 320 ~7-10% faster). Only when a
+  // panel fits in L1: a deeper one is read again from L2 by every tile, and fetching the next evicted more
+  // of it (depth 576 and 960: ~5% slower).
+  const int64_t lines_per_tile = k_ * kRows <= kL1Floats ? (k_ + tiles - 1) / tiles : 0;  // k lines a panel
   parallel_for(items, even_grain(items, kRows * k_ * kTileCols), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t p = i / tiles, t = i % tiles, rows = std::min(kRows, m_ - p * kRows);
+      if (p + 1 < panels)
+        for (int64_t l = t * lines_per_tile; l < std::min(k_, (t + 1) * lines_per_tile); ++l)
+          __builtin_prefetch(panels_.data() + ((p + 1) * k_ + l) * kRows, 0, 2);
       micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
                    c + p * kRows * ldc + t * kTileCols, ldc, rows, std::min(kTileCols, n - t * kTileCols));
     }
