@@ -42,12 +42,10 @@ namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kChunkFloats = 1024;  // accumulator of one chunk of output rows (4 KiB)
-constexpr int64_t kGroup = 4;  // vectors per step of same_plane (2 measured 10-20% slower, 8 pads 7x7 to 128)
-constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
-constexpr int64_t kPolyStep = 4;      // vectors per step of polyphase_plane's 3x3 loop
-constexpr int64_t kStride2Rows = 4;
-constexpr int64_t kL1Floats = 8192;   // a 32 KiB L1 data cache   // output rows per step of stride2_plane
-
+constexpr int64_t kGroup = 4;           // vectors per step of same_plane (2: 10-20% slower; 8 pads 7x7 to 128)
+constexpr int64_t kSamePlane = 1024;    // largest plane (32x32) on the same path
+constexpr int64_t kPolyStep = 4;        // vectors per step of polyphase_plane's 3x3 loop
+constexpr int64_t kStride2Rows = 4;     // output rows per step of stride2_plane
 
 // The zero-framed copy of a plane for same_plane: `lead` zeros, the plane (hw floats), then zeros up to
 // `floats` (the last vector's overrun plus the rows below).
@@ -212,17 +210,17 @@ struct FrameShape {
 
 // Input row `src` into frame row `dst` (see FrameShape): per 32 input columns two loads and two shuffles
 // (evens, odds), stored where padded[2j] and padded[2j + 1] belong: with pw odd the input's odd columns are
-// the padded even ones. The last group reads up to 31 floats past the row, which `past_row_ok` allows (the
-// plane goes on); the last row of a plane copies its tail first. Padded columns from w + pw that a stored
-// output reads are set back to zero after the group's overrun.
+// the padded even ones. The last group reads up to 31 floats past the row, into the rows below while
+// `readable` (the floats from src to the plane's end) allows; otherwise its columns are copied first. Padded
+// columns from w + pw that a stored output reads are set back to zero after the group's overrun.
 ASCENDSIM_VECTOR_CLONES void deinterleave_row(const ConvGeometry& g, const FrameShape& s, const float* src,
-                                              bool past_row_ok, float* dst) {
+                                              int64_t readable, float* dst) {
   float* input_evens = dst + (g.pw % 2 ? s.half + g.pw / 2 : (g.pw + 1) / 2);
   float* input_odds = dst + (g.pw % 2 ? (g.pw + 1) / 2 : s.half + g.pw / 2);
   for (int64_t i = 0; i < g.w; i += 2 * kLanes) {
     float tail[2 * kLanes];
     const float* group = src + i;
-    if (!past_row_ok && i + 2 * kLanes > g.w) {
+    if (i + 2 * kLanes > readable) {
       for (int64_t j = 0; j < 2 * kLanes; ++j) tail[j] = i + j < g.w ? src[i + j] : 0.0f;
       group = tail;
     }
@@ -242,7 +240,7 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
                                            float bias, float* frame, float* out) {
   for (int64_t r = 0; r < g.h && r + g.ph < s.rows; ++r) {
     const float* src = in + r * g.w;
-    deinterleave_row(g, s, src, r + 1 < g.h, frame + (r + g.ph) * s.pitch);
+    deinterleave_row(g, s, src, (g.h - r) * g.w, frame + (r + g.ph) * s.pitch);
   }
   const v16 lo = v16{} + s.lo, hi = v16{} + s.hi;
   // kStride2Rows output rows at a time: independent multiply-add chains (one vector's taps are a dependent

@@ -22,7 +22,6 @@ namespace {
 
 constexpr int64_t kMinFlops = int64_t{1} << 18;  // multiply-adds per block
 constexpr int64_t kMinPackFloats = 16384;        // B floats packed per pool chunk
-constexpr int64_t kL1Floats = 8192;              // a 32 KiB L1 data cache
 constexpr int64_t kSplitDepth = 256;             // shallowest product split by depth (multiply_by_depth)
 constexpr int64_t kSplitOutput = 32768;          // and its largest C (floats): a partial sum per thread
 
@@ -94,7 +93,9 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 }
 
 // ---- PackedMatrix ----------------------------------------------------------------------------------------
-// C = A * B with A packed at construction (panels of kPanelRows = 16 rows, k-major), in one of two ways:
+// C = A * B with A packed at construction (panels of kPanelRows = 16 rows, k-major), in one of two ways
+// (with several threads, a product much deeper than tall on a small plane is first split by depth: see
+// multiply_by_depth):
 //
 // Narrow B (n < kWideColumns, e.g. the 49 positions of a 7x7 plane): B is packed per call into tiles of
 // kTileCols = 7 columns (k-major, zero-padded). The micro-kernel keeps a 16 x 7 block of C in fourteen 8-float
@@ -102,9 +103,9 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // loads two vectors of A and broadcasts seven values of B. Seven, because a network's last planes have a
 // multiple of 7 positions (7x7 from 224x224 inputs): 6-wide tiles padded 49 to 54 columns, 10% more work.
 // With 32 vector registers (AVX-512) nothing spills; AVX2's 16 spill one accumulator. 8-float vectors: on
-// Zen 4, whose AVX-512 units are 256 bits wide, as fast as a 512-bit shape. Threads take runs of (panel, tile) pairs, panel-major, each multiplied over the full
-// depth: a panel of A, the large operand, streams once per run, and the packed B (narrow: a few hundred
-// KiB) stays in L2.
+// Zen 4, whose AVX-512 units are 256 bits wide, as fast as a 512-bit shape. Threads take runs of (panel,
+// tile) pairs, panel-major, each multiplied over the full depth: a panel of A, the large operand, streams
+// once per run, and the packed B (narrow: a few hundred KiB) stays in L2.
 //
 // Wide B (the large planes of a network's first stages): B is read in place,
 // 16 columns at a time (one 16-float vector per row of B), and every panel of A is multiplied by that

@@ -8,6 +8,7 @@
 namespace ascendsim::kernels {
 
 constexpr long kLanes = 16;
+constexpr long kL1Floats = 8192;  // floats in a 32 KiB L1 data cache (the prefetch decisions' yardstick)
 using v16 = float __attribute__((vector_size(64)));
 using i16 = int __attribute__((vector_size(64)));
 

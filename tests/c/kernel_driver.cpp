@@ -2,10 +2,15 @@
 // executor exists the kernels are tested this way). Usage: kernel_driver case.json
 // case.json: {"op", "domain", "flags", "attrs": {name: {"t": type, "v": value}}, "inputs": [null |
 // {"dtype", "dims", "file", "constant"}], "outputs": [{"dtype", "dims", "file"}], "inplace": [out, in]}.
-// Prints "OK" or "REFUSED: <message>".
+// Prints "OK" or "REFUSED: <message>". Every input ends where an inaccessible page begins (GuardedBytes).
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "core/json.h"
@@ -13,6 +18,30 @@
 
 using namespace ascendsim;
 using namespace ascendsim::kernels;
+
+// A tensor's bytes placed so that they end where an inaccessible page begins: a kernel reading past the
+// end of an input faults (the test then fails) instead of reading a neighbour's bytes unnoticed.
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(const std::vector<char>& bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t span = (bytes.size() + page - 1) / page * page;
+    mapping_size_ = span + page;
+    mapping_ = static_cast<char*>(mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(mapping_ + span, page, PROT_NONE);
+    data_ = mapping_ + span - bytes.size();
+    if (!bytes.empty()) std::memcpy(data_, bytes.data(), bytes.size());
+  }
+  ~GuardedBytes() { munmap(mapping_, mapping_size_); }
+  GuardedBytes(const GuardedBytes&) = delete;
+  GuardedBytes& operator=(const GuardedBytes&) = delete;
+  char* data() const { return data_; }
+
+ private:
+  char* mapping_ = nullptr;
+  char* data_ = nullptr;
+  size_t mapping_size_ = 0;
+};
 
 extern "C" size_t aclDataTypeSize(aclDataType t) {
   switch (t) {
@@ -82,7 +111,7 @@ int main(int argc, char** argv) {
   spec.domain = root.get("domain")->string;
   spec.attrs = attrs.get();
   spec.flags = static_cast<uint32_t>(root.get("flags")->number);
-  std::vector<std::vector<char>> data;
+  std::vector<std::unique_ptr<GuardedBytes>> data;
   for (const auto& in : root.get("inputs")->array) {
     if (in.kind == JsonValue::Kind::Null) {
       spec.inputs.push_back({});
@@ -92,12 +121,12 @@ int main(int argc, char** argv) {
     }
     spec.inputs.push_back(to_desc(in));
     spec.present.push_back(true);
-    data.push_back(read_file(in.get("file")->string));
+    data.push_back(std::make_unique<GuardedBytes>(read_file(in.get("file")->string)));
   }
   for (size_t i = 0; i < data.size(); ++i) {
     const JsonValue& in = root.get("inputs")->array[i];
     bool constant = in.kind == JsonValue::Kind::Object && in.get("constant") && in.get("constant")->boolean;
-    spec.constant_data.push_back(constant ? data[i].data() : nullptr);
+    spec.constant_data.push_back(constant ? data[i]->data() : nullptr);
   }
   for (const auto& out : root.get("outputs")->array) spec.outputs.push_back(to_desc(out));
   KernelFactory factory = find_kernel(spec.op_type, spec.domain);
@@ -113,13 +142,13 @@ int main(int argc, char** argv) {
   std::vector<std::vector<char>> outs;
   for (const auto& d : spec.outputs) outs.emplace_back(d.nbytes() + 64, '\x5a');
   std::vector<const void*> in_ptrs;
-  for (size_t i = 0; i < data.size(); ++i) in_ptrs.push_back(spec.present[i] ? data[i].data() : nullptr);
+  for (size_t i = 0; i < data.size(); ++i) in_ptrs.push_back(spec.present[i] ? data[i]->data() : nullptr);
   std::vector<void*> out_ptrs;
   for (auto& o : outs) out_ptrs.push_back(o.data());
   const JsonValue* inplace = root.get("inplace");
   if (inplace != nullptr && inplace->kind == JsonValue::Kind::Array) {
     size_t o = static_cast<size_t>(inplace->array[0].number), i = static_cast<size_t>(inplace->array[1].number);
-    out_ptrs[o] = data[i].data();
+    out_ptrs[o] = data[i]->data();
   }
   int repeat = root.get("repeat") ? static_cast<int>(root.get("repeat")->number) : 1;
   for (int r = 0; r < repeat; ++r) kernel->run(in_ptrs.data(), out_ptrs.data());

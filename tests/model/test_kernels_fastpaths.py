@@ -306,6 +306,7 @@ WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant f
     {"x": (1, 32, 40, 41), "w": (24, 32, 3, 3), "pads": [1, 1, 1, 1]},                       # 21 tiles a row
     {"x": (1, 64, 70, 66), "w": (64, 64, 3, 3), "pads": [1, 1, 1, 1]},                       # several row blocks
     {"x": (1, 16, 9, 12), "w": (18, 16, 3, 3)},                                               # no pads: 7x10
+    {"x": (1, 256, 6, 6), "w": (32, 256, 3, 3), "pads": [1, 1, 1, 1]},                       # products split by depth
     {"x": (1, 17, 6, 5), "w": (16, 17, 3, 3), "pads": [2, 0, 1, 2]},                         # asymmetric pads
     {"x": (1, 16, 10, 10), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},   # epilogue after
     {"x": (1, 16, 12, 11), "w": (20, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "Clip"},
