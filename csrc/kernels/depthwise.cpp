@@ -9,8 +9,9 @@
 // the output. The plane is copied between zero rows (so the rows above and below read zeros), and a tap
 // that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
 //
-// Stride-2 convs (dilation 1) read a zero-padded copy of the plane whose rows are deinterleaved as they are
-// copied (two shuffles per 32 input columns: the row's even padded columns, then its odd ones). Output
+// Stride-2 convs (dilation 1) read zero-padded copies of the plane's rows, deinterleaved as they are copied
+// into a window of the rows one step of output rows reads (two shuffles per 32 input columns: the row's even
+// padded columns, then its odd ones). Output
 // (oh, ow) needs, for tap (ki, kj), padded[2 * oh + ki][2 * ow + kj]: in row 2 * oh + ki, the evens (kj even)
 // or the odds (kj odd) at ow + kj / 2, so 16 outputs of a row are one plain vector load per tap. Taps summed
 // at stride 1 over 32 columns with the even results kept did twice the multiply-adds and measured ~20%
@@ -199,10 +200,9 @@ ASCENDSIM_VECTOR_CLONES void polyphase_plane(const ConvGeometry& g, const PlaneS
   }
 }
 
-// The zero-padded copy of a plane for stride2_plane, its columns deinterleaved: padded row r (input row
-// r - ph) at r * pitch holds the row's even padded columns (padded column c is input column c - pw), then
-// `half` floats on its odd ones. `rows` includes the spare zero rows read by the phantom rows of the last
-// step.
+// The window of stride2_plane: the `rows` zero-padded rows of the plane that one step reads, their columns
+// deinterleaved: a row holds its even padded columns (padded column c is input column c - pw), then `half`
+// floats on its odd ones; rows `pitch` apart.
 struct FrameShape {
   int64_t rows, half, pitch;
   float lo, hi;
@@ -235,21 +235,35 @@ ASCENDSIM_VECTOR_CLONES void deinterleave_row(const ConvGeometry& g, const Frame
   for (int64_t c = g.w + g.pw; c <= 2 * (g.ow - 1) + g.kw - 1; ++c) dst[c % 2 ? s.half + c / 2 : c / 2] = 0.0f;
 }
 
-// out = stride-2 conv of one plane (see the top of the file).
+// out = stride-2 conv of one plane (see the top of the file). The padded rows are deinterleaved as the steps
+// reach them into a window of s.rows rows that stays in L1 (a whole 112x112 plane's copy, 76 KiB, was read
+// back from L2: 2x slower); each step keeps the rows the next one shares.
 ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameShape& s, const float* in, const float* k,
-                                           float bias, float* frame, float* out) {
-  for (int64_t r = 0; r < g.h && r + g.ph < s.rows; ++r) {
-    const float* src = in + r * g.w;
-    deinterleave_row(g, s, src, (g.h - r) * g.w, frame + (r + g.ph) * s.pitch);
-  }
+                                           float bias, float* window, float* out) {
   const v16 lo = v16{} + s.lo, hi = v16{} + s.hi;
+  const int64_t keep = std::max<int64_t>(0, s.rows - 2 * kStride2Rows);  // rows shared by consecutive steps
+  const NextPlane next(g, in, g.h * g.w, (g.oh + kStride2Rows - 1) / kStride2Rows);
   // kStride2Rows output rows at a time: independent multiply-add chains (one vector's taps are a dependent
   // chain, and fewer chains leave the FMA units waiting on their latency). The phantom rows past the last
-  // output row read the frame's spare zero rows and are not stored.
-  const NextPlane next(g, in, s.rows * s.pitch, (g.oh + kStride2Rows - 1) / kStride2Rows);
+  // output row read zero rows below the plane and are not stored.
   for (int64_t oh = 0; oh < g.oh; oh += kStride2Rows) {
     const int64_t rows = std::min(kStride2Rows, g.oh - oh);
     next.fetch(oh / kStride2Rows);
+    // The window holds padded rows 2 * oh onwards: the last `keep` rows of the previous step come first.
+    int64_t from = 0;
+    if (oh > 0 && keep > 0) {
+      std::copy(window + (s.rows - keep) * s.pitch, window + s.rows * s.pitch, window);
+      from = keep;
+    }
+    for (int64_t j = from; j < s.rows; ++j) {
+      const int64_t r = 2 * oh + j - g.ph;  // input row
+      float* dst = window + j * s.pitch;
+      if (r >= 0 && r < g.h) {
+        deinterleave_row(g, s, in + r * g.w, (g.h - r) * g.w, dst);
+      } else {
+        std::fill(dst, dst + s.pitch, 0.0f);
+      }
+    }
     // Right to left: a row's last vector may spill into the start of the row below, which is then written
     // after it (by this step's first vector or the next step); never past the plane (the check below).
     for (int64_t ow0 = (g.ow - 1) / kLanes * kLanes; ow0 >= 0; ow0 -= kLanes) {
@@ -259,10 +273,10 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
         for (int64_t kj = 0; kj < g.kw; ++kj) {
           const float wt = k[ki * g.kw + kj];
           // Padded column 2 * ow + kj: even kj in the evens, odd kj in the odds, at ow + kj / 2.
-          const float* column = frame + ki * s.pitch + (kj % 2) * s.half + ow0 + kj / 2;
+          const float* column = window + ki * s.pitch + (kj % 2) * s.half + ow0 + kj / 2;
           for (int64_t r = 0; r < kStride2Rows; ++r) {
             v16 v;
-            ASCENDSIM_LOAD16(v, column + 2 * (oh + r) * s.pitch);
+            ASCENDSIM_LOAD16(v, column + 2 * r * s.pitch);
             acc[r] += wt * v;
           }
         }
@@ -329,7 +343,7 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   }
   if (g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1) {
     FrameShape s{};
-    s.rows = 2 * (g.oh - 1) + g.kh + 2 * (kStride2Rows - 1);  // with the spare rows of the phantom rows
+    s.rows = 2 * (kStride2Rows - 1) + g.kh;  // the padded rows of one step
     // Room for the copy's last group (16 floats from (w - 1) / 32 * 16, shifted by up to (pw + 1) / 2) and
     // for the last output vector's taps (16 floats from (ow - 1) / 16 * 16 + (kw - 1) / 2).
     s.half = std::max((g.w - 1) / (2 * kLanes) * kLanes + (g.pw + 1) / 2, (g.ow - 1) / kLanes * kLanes + (g.kw - 1) / 2);
@@ -338,8 +352,9 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
     s.lo = lo;
     s.hi = hi;
     parallel_for(planes, grain, [&](int64_t p0, int64_t p1) {
+      // (zeroed once: the rows' copies never write their left padding)
       float* frame = scratch_floats(6, static_cast<size_t>(s.rows * s.pitch));
-      std::fill(frame, frame + s.rows * s.pitch, 0.0f);  // the plane's copies overwrite only the plane
+      std::fill(frame, frame + s.rows * s.pitch, 0.0f);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t c = p % g.c;
         stride2_plane(g, s, x + p * g.h * g.w, w + c * g.kh * g.kw, bias != nullptr ? bias[c] : 0.0f, frame,
