@@ -10,12 +10,11 @@
 // that would wrap around a row edge (ow + kj - pw outside the row) is multiplied by a 0/1 column mask.
 //
 // Stride-2 convs (dilation 1) read zero-padded copies of the plane's rows, deinterleaved as they are copied
-// into a window of the rows one step of output rows reads (two shuffles per 32 input columns: the row's even
-// padded columns, then its odd ones). Output
-// (oh, ow) needs, for tap (ki, kj), padded[2 * oh + ki][2 * ow + kj]: in row 2 * oh + ki, the evens (kj even)
-// or the odds (kj odd) at ow + kj / 2, so 16 outputs of a row are one plain vector load per tap. Taps summed
-// at stride 1 over 32 columns with the even results kept did twice the multiply-adds and measured ~20%
-// slower on MobileNetV2's 112x112 layer.
+// into a window of the rows one step of output rows reads (two shuffles per 32 input columns: the row's
+// even padded columns, then its odd ones). Output (oh, ow) needs, for tap (ki, kj), padded[2 * oh + ki]
+// [2 * ow + kj]: in row 2 * oh + ki, the evens (kj even) or the odds (kj odd) at ow + kj / 2, so 16 outputs
+// of a row are one plain vector load per tap. Taps summed at stride 1 over 32 columns with the even results
+// kept did twice the multiply-adds and measured ~20% slower on MobileNetV2's 112x112 layer.
 //
 // Every other depthwise conv takes the polyphase path (polyphase_plane); on larger planes it is also the
 // faster one (measured on 56x56 and 112x112: its row chunks keep the accumulator in L1, where the masks of
