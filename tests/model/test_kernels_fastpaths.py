@@ -265,6 +265,7 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column t
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
     {"x": (1, 64, 8, 8), "w": (24, 64, 1, 1)},                                                 # 64 columns: vectors
     {"x": (1, 3, 45, 47), "w": (21, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # a stem: 552 columns
+    {"x": (1, 3, 70, 66), "w": (24, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},       # 1155 columns: 2 blocks
     {"x": (1, 32, 30, 30), "w": (16, 32, 1, 1)},                                               # 1x1 in place, 900 columns
     {"x": (2, 16, 40, 40), "w": (96, 16, 1, 1), "bias": False},                                # two images, 6 panels
     {"x": (1, 24, 20, 21), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups
