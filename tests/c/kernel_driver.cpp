@@ -2,7 +2,8 @@
 // executor exists the kernels are tested this way). Usage: kernel_driver case.json
 // case.json: {"op", "domain", "flags", "attrs": {name: {"t": type, "v": value}}, "inputs": [null |
 // {"dtype", "dims", "file", "constant"}], "outputs": [{"dtype", "dims", "file"}], "inplace": [out, in]}.
-// Prints "OK" or "REFUSED: <message>". Every input ends where an inaccessible page begins (GuardedBytes).
+// Prints "OK" or "REFUSED: <message>". Every input and output ends where an inaccessible page begins
+// (GuardedBytes): a kernel reading or writing past a tensor faults.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,8 +20,8 @@
 using namespace ascendsim;
 using namespace ascendsim::kernels;
 
-// A tensor's bytes placed so that they end where an inaccessible page begins: a kernel reading past the
-// end of an input faults (the test then fails) instead of reading a neighbour's bytes unnoticed.
+// A tensor's bytes placed so that they end where an inaccessible page begins: a kernel reading or writing
+// past the end of a tensor faults (the test then fails) instead of touching a neighbour's bytes unnoticed.
 class GuardedBytes {
  public:
   explicit GuardedBytes(const std::vector<char>& bytes) {
@@ -139,12 +140,12 @@ int main(int argc, char** argv) {
     std::cout << "REFUSED: " << error << "\n";
     return 0;
   }
-  std::vector<std::vector<char>> outs;
-  for (const auto& d : spec.outputs) outs.emplace_back(d.nbytes() + 64, '\x5a');
+  std::vector<std::unique_ptr<GuardedBytes>> outs;
+  for (const auto& d : spec.outputs) outs.push_back(std::make_unique<GuardedBytes>(std::vector<char>(d.nbytes(), '\x5a')));
   std::vector<const void*> in_ptrs;
   for (size_t i = 0; i < data.size(); ++i) in_ptrs.push_back(spec.present[i] ? data[i]->data() : nullptr);
   std::vector<void*> out_ptrs;
-  for (auto& o : outs) out_ptrs.push_back(o.data());
+  for (auto& o : outs) out_ptrs.push_back(o->data());
   const JsonValue* inplace = root.get("inplace");
   if (inplace != nullptr && inplace->kind == JsonValue::Kind::Array) {
     size_t o = static_cast<size_t>(inplace->array[0].number), i = static_cast<size_t>(inplace->array[1].number);
