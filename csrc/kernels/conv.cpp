@@ -40,6 +40,7 @@ constexpr int64_t kMinBlock = 256;                  // its narrowest column bloc
 constexpr int64_t kMinSplitBlock = 64;              // narrowest block when blocks are shared by threads
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) split by weight panels
 constexpr int64_t kMinIm2colFloats = 16384;         // im2col per pool chunk when rows are shared out
+constexpr int64_t kMinSumFloats = 32768;            // fused-sum pass per pool chunk
 
 class ConvKernel final : public Kernel {
  public:
@@ -48,6 +49,10 @@ class ConvKernel final : public Kernel {
     if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2])) {
       has_bias_ = true;
       b_ = spec.inputs[2];
+    }
+    if (spec.inputs.size() > 3) {  // fused_sum (make_conv checked it)
+      has_sum_ = true;
+      z_ = spec.inputs[3];
     }
     cg_ = g.c / g.group;
     mg_ = g.m / g.group;
@@ -90,16 +95,25 @@ class ConvKernel final : public Kernel {
     const float* x = float_input(x_, inputs[0], round_, 1);
     const float* w = float_input(w_, inputs[1], round_, 2);
     const float* bias = has_bias_ ? float_input(b_, inputs[2], false, 4) : nullptr;
+    const float* sum = has_sum_ ? float_input(z_, inputs[3], false, 13) : nullptr;
     int64_t total = out_.numel();
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
+      // The Winograd and depthwise paths take no sum: they run without the activation, then sum and
+      // activation follow in one pass (the memory plan never puts a Conv's output on one of its inputs).
+      const Activation none;
       if (winograd_) {
-        winograd_->run(x, bias, act_, out);
+        winograd_->run(x, bias, sum != nullptr ? none : act_, out);
       } else if (depthwise_) {
-        depthwise_conv(g_, x, w, bias, act_, out);
+        depthwise_conv(g_, x, w, bias, sum != nullptr ? none : act_, out);
       } else {
-        general(x, w, bias, out);
+        general(x, w, bias, sum, out);
       }
+      if (sum != nullptr && (winograd_ || depthwise_))
+        parallel_for(total, kMinSumFloats, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) out[i] += sum[i];
+          apply_activation(act_, out + i0, i1 - i0);
+        });
     }
     if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
   }
@@ -113,7 +127,7 @@ class ConvKernel final : public Kernel {
   // ~64 KiB of im2col (the full matrix of a 56x56 3x3 conv is 7 MiB), and at least 256 columns.
   // With by_block_ (see the constructor) the pool runs whole blocks (one region per conv, single-threaded
   // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
-  void general(const float* x, const float* w, const float* bias, float* out) const {
+  void general(const float* x, const float* w, const float* bias, const float* sum, float* out) const {
     const ConvGeometry& g = g_;
     const int64_t blocks = (spatial_ + block_ - 1) / block_;
     for (int64_t n = 0; n < g.n; ++n) {
@@ -121,6 +135,7 @@ class ConvKernel final : public Kernel {
         const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
         const float* wg = w + gi * mg_ * kk_;
         const float* bg = bias != nullptr ? bias + gi * mg_ : nullptr;
+        const float* zg = sum != nullptr ? sum + (n * g.m + gi * mg_) * spatial_ : nullptr;
         float* dst = out + (n * g.m + gi * mg_) * spatial_;
         auto run_blocks = [&](int64_t b0, int64_t b1) {
           float* col = pointwise_ ? nullptr : scratch_floats(5, static_cast<size_t>(kk_ * block_));
@@ -135,12 +150,17 @@ class ConvKernel final : public Kernel {
             const float* b = pointwise_ ? image + p0 : col;
             int64_t ldb = pointwise_ ? spatial_ : np;
             if (packed_.empty()) {
-              if (bg != nullptr)
-                for (int64_t m = 0; m < mg_; ++m) std::fill(dst + m * spatial_ + p0, dst + m * spatial_ + p0 + np, bg[m]);
-              sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr ? 1.0f : 0.0f, dst + p0, spatial_);
+              // C preset to bias + sum; sgemm then adds the product (beta 1).
+              if (bg != nullptr || zg != nullptr)
+                for (int64_t m = 0; m < mg_; ++m)
+                  for (int64_t p = p0; p < p0 + np; ++p)
+                    dst[m * spatial_ + p] = (bg != nullptr ? bg[m] : 0.0f) + (zg != nullptr ? zg[m * spatial_ + p] : 0.0f);
+              sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr || zg != nullptr ? 1.0f : 0.0f,
+                    dst + p0, spatial_);
             } else {
               PackedMatrix::Epilogue e = clamp_;
               e.bias = bg;
+              e.sum = zg != nullptr ? zg + p0 : nullptr;
               packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, e, dst + p0, spatial_);
             }
             if (act_.op >= 0 && !clamps_)
@@ -184,10 +204,10 @@ class ConvKernel final : public Kernel {
     }
   }
 
-  TensorDesc x_, w_, out_, b_;
+  TensorDesc x_, w_, out_, b_, z_;  // z_: the fused sum
   ConvGeometry g_;
   Activation act_;
-  bool round_ = false, has_bias_ = false, pointwise_ = false, depthwise_ = false;
+  bool round_ = false, has_bias_ = false, has_sum_ = false, pointwise_ = false, depthwise_ = false;
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
   bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
   std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
@@ -259,6 +279,13 @@ std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
   if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
   if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2]) && spec.inputs[2].numel() != g.m)
     return refuse(spec, error, "bias " + dims_str(spec.inputs[2].dims) + " must have " + std::to_string(g.m) + " elements");
+  // fused_sum=1 (docs/om-format.md): input 3 is added before the activation, shaped as the output.
+  const bool fused_sum = a.get_int("fused_sum", 0) != 0;
+  if (fused_sum != (spec.inputs.size() > 3))
+    return refuse(spec, error, fused_sum ? "fused_sum=1 needs a 4th input, the tensor to add"
+                                         : "takes 2 or 3 inputs (4 with fused_sum=1), given " + std::to_string(spec.inputs.size()));
+  if (fused_sum && (spec.inputs.size() != 4 || (spec.present.size() > 3 && !spec.present[3]) || spec.inputs[3].dims != want))
+    return refuse(spec, error, "the fused sum must be one tensor shaped as the output " + dims_str(want));
   Activation act;
   if (!parse_activation(spec, &act, error)) return nullptr;
   return std::make_unique<ConvKernel>(spec, g, act);

@@ -128,7 +128,7 @@ constexpr int64_t kShortBlock = 1024;
 constexpr int64_t kAheadCols = 4 * kWideCols;
 using v8 = float __attribute__((vector_size(32)));
 
-// The epilogue of one element of row r.
+// The epilogue of one element of row r (its sum, if any, added by the caller).
 inline float finish(const PackedMatrix::Epilogue& e, int64_t r, float v) {
   if (e.bias != nullptr) v += e.bias[r];
   return std::min(std::max(v, e.lo), e.hi);
@@ -151,7 +151,8 @@ ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int6
   float tile[kTileCols][kRows];  // column-major block of C
   __builtin_memcpy(tile, acc, sizeof tile);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = finish(e, r0 + r, tile[j][r]);
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] = finish(e, r0 + r, e.sum != nullptr ? tile[j][r] + e.sum[r * ldc + j] : tile[j][r]);
 }
 
 // C[:, 0:cols] = epilogue(A * B[:, 0:16]) for every panel of A (m rows, depth k, panels `pitch` deep: k is
@@ -175,6 +176,15 @@ ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t pitch, int6
       float* cr = c + (r0 + r) * ldc;
       v16 out = acc[r];
       if (e.bias != nullptr) out += e.bias[r0 + r];
+      if (e.sum != nullptr) {
+        v16 z = {};
+        if (cols == kWideCols) {
+          ASCENDSIM_LOAD16(z, e.sum + (r0 + r) * ldc);
+        } else {
+          __builtin_memcpy(&z, e.sum + (r0 + r) * ldc, sizeof(float) * static_cast<size_t>(cols));
+        }
+        out += z;
+      }
       out = out < lo ? lo : out;
       out = out > hi ? hi : out;
       if (cols == kWideCols) {
@@ -241,8 +251,9 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
       if (p + 1 < panels)
         for (int64_t l = t * lines_per_tile; l < std::min(k_, (t + 1) * lines_per_tile); ++l)
           __builtin_prefetch(panels_.data() + ((p + 1) * k_ + l) * kRows, 0, 2);
-      micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e, p * kRows,
-                   c + p * kRows * ldc + t * kTileCols, ldc, rows, std::min(kTileCols, n - t * kTileCols));
+      const int64_t at = p * kRows * ldc + t * kTileCols;
+      micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e.at(at), p * kRows, c + at, ldc, rows,
+                   std::min(kTileCols, n - t * kTileCols));
     }
   });
 }
@@ -280,7 +291,11 @@ void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, con
     for (int64_t r = r0; r < r1; ++r) {
       float* cr = c + r * ldc;
       const float bias = e.bias != nullptr ? e.bias[r] : 0.0f;
-      for (int64_t j = 0; j < n; ++j) cr[j] = bias + partial[r * n + j];
+      if (e.sum != nullptr) {
+        for (int64_t j = 0; j < n; ++j) cr[j] = bias + partial[r * n + j] + e.sum[r * ldc + j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) cr[j] = bias + partial[r * n + j];
+      }
       for (int64_t q = 1; q < parts; ++q)
         for (int64_t j = 0; j < n; ++j) cr[j] += partial[q * size + r * n + j];
       for (int64_t j = 0; j < n; ++j) cr[j] = std::min(std::max(cr[j], e.lo), e.hi);
@@ -301,7 +316,8 @@ void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t 
   for (int64_t j = j0; j < j1; ++j) {
     const int64_t cols = std::min(kWideCols, n - j * kWideCols);
     if (cols == kWideCols) {
-      wide_block(panels, k_, m_, k1 - k0, b + k0 * ldb + j * kWideCols, ldb, e, c + j * kWideCols, ldc, kWideCols);
+      wide_block(panels, k_, m_, k1 - k0, b + k0 * ldb + j * kWideCols, ldb, e.at(j * kWideCols), c + j * kWideCols,
+                 ldc, kWideCols);
       continue;
     }
     // The last columns through a zero-padded copy: B's rows may end right after them.
@@ -310,7 +326,7 @@ void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t 
       const float* row = b + kk * ldb + j * kWideCols;
       for (int64_t jj = 0; jj < kWideCols; ++jj) block[(kk - k0) * kWideCols + jj] = jj < cols ? row[jj] : 0.0f;
     }
-    wide_block(panels, k_, m_, k1 - k0, block, kWideCols, e, c + j * kWideCols, ldc, cols);
+    wide_block(panels, k_, m_, k1 - k0, block, kWideCols, e.at(j * kWideCols), c + j * kWideCols, ldc, cols);
   }
 }
 

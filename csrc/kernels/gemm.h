@@ -22,10 +22,19 @@ class PackedMatrix {
  public:
   static constexpr int64_t kPanelRows = 16;
   static constexpr int64_t kWideColumns = 64;
-  // Applied as C is written: + bias[row] (when not null), then clamped to [lo, hi] (a fused Relu or Clip).
+  // Applied as C is written: + bias[row] (when not null), + sum (when not null: a matrix laid out as C with
+  // C's leading dimension, from the element of C's first; a fused residual), then clamped to [lo, hi] (a
+  // fused Relu or Clip).
   struct Epilogue {
     const float* bias = nullptr;
+    const float* sum = nullptr;
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    // The epilogue of the block of C that starts `offset` elements on.
+    Epilogue at(int64_t offset) const {
+      Epilogue e = *this;
+      if (sum != nullptr) e.sum += offset;
+      return e;
+    }
   };
   PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda);
   // C (m x n, leading dim ldc) = epilogue(A * B (k x n, leading dim ldb)).

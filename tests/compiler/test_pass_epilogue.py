@@ -109,3 +109,29 @@ def test_tanh_gelu_is_not_fused_as_exact_gelu() -> None:
     y = b.node("Gelu", [_producer(b, "Gemm")], approximate="tanh")
     optimized = optimize(b.model([y]), "epilogue_fusion")
     assert optimized.after == optimized.before
+
+
+@pytest.mark.parametrize("order", ["conv_first", "residual_first"])
+def test_residual_add_fuses_into_the_conv_before_its_activation(order: str) -> None:
+    b = ModelBuilder()
+    x = b.input("x", [1, 4, 8, 8])
+    conv = b.conv(x, 4, 4, 3)
+    y = b.node("Relu", [b.node("Add", [conv, x] if order == "conv_first" else [x, conv])])
+    optimized = optimize(b.model([y]), "epilogue_fusion")
+    assert optimized.after == {"Conv": 1}, optimized.after
+    (node,) = optimized.graph.nodes
+    assert node.attr("fused_sum") == 1 and node.attr("activation") == "Relu"
+    assert [v.name if v is not None else None for v in node.inputs][3] == x
+    optimized.assert_equivalent(rtol=1e-4, atol=1e-5)
+
+
+def test_residual_add_not_fused_when_it_broadcasts_or_follows_an_activation() -> None:
+    b = ModelBuilder()
+    x = b.input("x", [1, 4, 8, 8])
+    per_image = b.input("s", [1, 4, 1, 1])  # broadcast: not of the conv's shape
+    activated = b.node("Relu", [b.conv(x, 4, 4, 3)])
+    y = b.node("Add", [b.node("Add", [b.conv(x, 4, 4, 1), per_image]), b.node("Add", [activated, x])])
+    optimized = optimize(b.model([y]), "epilogue_fusion")
+    sums = [n for n in optimized.graph.nodes if n.attr("fused_sum")]
+    assert not sums, [str(n) for n in sums]
+    optimized.assert_equivalent(rtol=1e-4, atol=1e-5)

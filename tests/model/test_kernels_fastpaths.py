@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import pytest
-from kernel_harness import build_driver, run_kernel
+from kernel_harness import Refused, build_driver, run_kernel
 from onnx import TensorProto, helper
 from test_kernels_cube import ort_conv
 
@@ -329,6 +329,45 @@ def test_conv_constant_weights(driver: Path, tmp_path: Path, threads: str, spec:
     got = run_kernel(driver, tmp_path, "Conv", inputs, [(np.float32, want.shape)],
                      attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+FUSED_SUMS = [  # Conv with fused_sum=1: a residual added before the activation, on every conv path
+    {"x": (1, 64, 7, 7), "w": (48, 64, 1, 1)},                                   # packed, 7-column tiles
+    {"x": (1, 32, 20, 20), "w": (24, 32, 1, 1), "act": "HardSwish"},             # packed, vectors; activation after
+    {"x": (1, 600, 7, 7), "w": (150, 600, 1, 1), "act": "Clip"},                 # split by depth (2 threads), tiles
+    {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1), "bias": False},                 # split by depth, vectors and a tail
+    {"x": (1, 3, 21, 19), "w": (8, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},  # im2col
+    {"x": (1, 16, 10, 9), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},            # Winograd: sum after
+    {"x": (1, 8, 12, 12), "w": (8, 1, 3, 3), "pads": [1, 1, 1, 1], "group": 8},  # depthwise: sum after
+    {"x": (1, 24, 6, 6), "w": (16, 24, 1, 1), "constant": False},                # weights as an input: OpenBLAS
+]
+
+
+@pytest.mark.parametrize("spec", FUSED_SUMS)
+def test_conv_fused_sum(driver: Path, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
+    """act(conv(x, W) + B + Z), the compiler's Conv + Add (+ activation) fusion, against onnxruntime's conv."""
+    spec = dict(spec)
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.1
+    b = normal((w.shape[0],)) if spec.pop("bias", True) else None
+    act = spec.pop("act", "Relu")
+    constant = (1,) if spec.pop("constant", True) else ()
+    conv = ort_conv(x, w, b, **spec)
+    z = normal(conv.shape)
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b, z], [(np.float32, conv.shape)],
+                     attrs={**spec, **epilogue_attrs(act), "fused_sum": 1}, constant=constant)[0]
+    np.testing.assert_allclose(got, EPILOGUES[act](conv + z), rtol=1e-4, atol=1e-4)
+
+
+def test_conv_fused_sum_refusals(driver: Path, tmp_path: Path) -> None:
+    x, w = normal((1, 4, 5, 5)), normal((6, 4, 1, 1))
+    with pytest.raises(Refused, match="needs a 4th input"):
+        run_kernel(driver, tmp_path, "Conv", [x, w], [(np.float32, (1, 6, 5, 5))], attrs={"fused_sum": 1})
+    with pytest.raises(Refused, match="shaped as the output"):
+        run_kernel(driver, tmp_path, "Conv", [x, w, None, normal((1, 6, 5, 4))], [(np.float32, (1, 6, 5, 5))],
+                   attrs={"fused_sum": 1})
+    with pytest.raises(Refused, match="takes 2 or 3 inputs"):
+        run_kernel(driver, tmp_path, "Conv", [x, w, None, normal((1, 6, 5, 5))], [(np.float32, (1, 6, 5, 5))])
 
 
 MAXPOOLS = [

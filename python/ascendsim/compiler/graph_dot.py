@@ -42,12 +42,15 @@ def fused_members(node: Node) -> list[tuple[str, list[int]]]:
     inputs and the others earlier members; empty for a node that fused nothing."""
     if node.domain == ASCENDSIM_DOMAIN and node.op_type == "FusedElementwise":
         return [(str(step["op"]), [int(i) for i in step.get("inputs", [])]) for step in node.attrs.get("program", [])]
-    if node.op_type not in _EPILOGUE_OPS or not (node.attrs.get("activation") or node.attrs.get("fused_bias")):
+    fused = ("activation", "fused_bias", "fused_sum")
+    if node.op_type not in _EPILOGUE_OPS or not any(node.attrs.get(key) for key in fused):
         return []
     n = len(node.inputs)
     members: list[tuple[str, list[int]]] = [(node.op_type, [0, 1])]
     if node.attrs.get("fused_bias"):
         members.append(("Add (bias)", [n + len(members) - 1, 2]))
+    if node.attrs.get("fused_sum"):
+        members.append(("Add (sum)", [n + len(members) - 1, 3]))
     if node.attrs.get("activation"):
         members.append((str(node.attrs["activation"]), [n + len(members) - 1]))
     return members

@@ -7,7 +7,7 @@ exporters emit (Shape, Gather, Unsqueeze, Concat, Slice, Reshape, Range, Constan
 elementwise math (unary, binary with broadcasting, comparisons, Where, the activations), a few reductions and
 the compute ops (Conv 2-D, MatMul, Gemm, BatchNormalization) so a whole test graph can be evaluated, plus
 ascendsim's FusedElementwise (its `program` evaluated step by step) and the fused-epilogue attributes
-(`activation`, `fused_bias`). A kernel that cannot handle its attributes raises HostKernelError; the caller
+(`activation`, `fused_bias`, `fused_sum`). A kernel that cannot handle its attributes raises HostKernelError; the caller
 then leaves the node alone. Attributes are in the IR form of ops/__init__.py (e.g. Cast's `to` is a DType).
 """
 
@@ -475,6 +475,8 @@ def _conv(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
     out = np.einsum("ngckhyx,gmckh->ngmyx", cols, wg, optimize=True).reshape(n, m, oh, ow)
     if len(inputs) > 2 and inputs[2] is not None:
         out = out + np.asarray(inputs[2]).reshape(1, m, 1, 1)
+    if attrs.get("fused_sum"):
+        out = out + np.asarray(inputs[3])
     return _epilogue(out.astype(x.dtype), attrs)
 
 

@@ -24,7 +24,7 @@ from .onnx_types import dtype_to_onnx
 from .ops import lookup
 from .ops.reduce import REDUCE_OPS
 
-_INTERNAL_ATTRS = ("activation", "activation_alpha", "activation_beta", "fused_bias")
+_INTERNAL_ATTRS = ("activation", "activation_alpha", "activation_beta", "fused_bias", "fused_sum")
 _ACTIVATION_OPSET = {"HardSwish": 14, "Gelu": 20}
 
 
@@ -150,7 +150,7 @@ def emit_node(em: _Emitter, node: Node, functions: dict[str, onnx.FunctionProto]
         _fused_elementwise(em, node, functions)
         return
     handler = _HANDLERS.get(node.op_type) or (_reduce if node.op_type in REDUCE_OPS else _generic)
-    if node.attrs.get("activation") or node.attrs.get("fused_bias"):
+    if node.attrs.get("activation") or node.attrs.get("fused_bias") or node.attrs.get("fused_sum"):
         handler = _epilogue
     handler(em, node)
 
@@ -248,17 +248,22 @@ def _drop_default(attr: str, default: Any) -> Callable[[_Emitter, Node], None]:
 
 
 def _epilogue(em: _Emitter, node: Node) -> None:
-    """Conv/Gemm/MatMul + fused bias + activation -> the op, then Add, then the activation."""
+    """Conv/Gemm/MatMul + fused bias / sum + activation -> the op, then Add(s), then the activation."""
     inputs, outputs = _names(node)
     result = outputs[0]
     activation = node.attrs.get("activation")
-    op_inputs = inputs[:2] if node.attrs.get("fused_bias") else inputs
-    current = em.fresh(f"{result}_pre") if activation or node.attrs.get("fused_bias") else result
+    summed = bool(node.attrs.get("fused_sum"))
+    op_inputs = inputs[:2] if node.attrs.get("fused_bias") else inputs[:3] if summed else inputs
+    current = em.fresh(f"{result}_pre") if activation or node.attrs.get("fused_bias") or summed else result
     em.add(node.op_type, op_inputs, [current], node.name, **_plain_attrs(node))
     if node.attrs.get("fused_bias"):
         biased = em.fresh(f"{result}_biased") if activation else result
         em.add("Add", [current, inputs[2]], [biased], f"{node.name}/bias")
         current = biased
+    if summed:
+        total = em.fresh(f"{result}_summed") if activation else result
+        em.add("Add", [current, inputs[3]], [total], f"{node.name}/sum")
+        current = total
     if activation:
         out = node.outputs[0]
         dtype = out.dtype.numpy if out.dtype is not None else np.dtype(np.float32)

@@ -31,7 +31,8 @@ exporter turns it back into the form of the opset it writes):
 | Constant                            | never a node: becomes a constant Value with numpy data               |
 | Gemm/Transpose/ArgMax/Reshape/...   | every defaulted attribute written out                                |
 | fused (passes)                      | Conv/Gemm/MatMul + `activation`, `activation_alpha/beta`; MatMul     |
-|                                     | `fused_bias=1` with a 3rd input; "FusedElementwise" (ascendsim       |
+|                                     | `fused_bias=1` with a 3rd input; Conv `fused_sum=1` with a 4th input |
+|                                     | (added before the activation); "FusedElementwise" (ascendsim         |
 |                                     | domain) with a `program` of elementwise steps                        |
 """
 

@@ -3,7 +3,9 @@
 Bias rules (ONNX Runtime's ConvAddFusion / MatMulAddFusion): MatMul(a, W) + b with a constant b of N
 elements (N = W's last dim) becomes MatMul(a, W, b) with `fused_bias=1`; Gemm(a, B) + b (no C) takes b
 as C (beta 1); Conv(x, W[, B]) + b with a constant b of C_out per-channel elements folds b into the bias.
-Activation rules (GE's UB fusion, ONNX Runtime's Conv/GemmActivationFusion): an activation reading the
+Sum rule (ONNX Runtime's FusedConv with a Z input): Conv + y, with y a non-constant tensor of the Conv's output
+shape (a residual connection), becomes Conv(x, W, B, y) with `fused_sum=1`: y is added before the activation, so
+a Relu after the Add still fuses (act(conv + B + y)). Activation rules (GE's UB fusion, ONNX Runtime's Conv/GemmActivationFusion): an activation reading the
 compute op becomes its `activation` attribute (with `activation_alpha`/`activation_beta`), per the fused-op
 convention: Relu; Clip with constant bounds (Relu6 = Clip 0..6); Sigmoid; Tanh; Gelu as the op (exact form)
 or as x*0.5*(1+erf(x/sqrt2)) in its usual associations; SiLU as x*sigmoid(x) (ONNX has no op); HardSwish as
@@ -79,7 +81,18 @@ def _conv_bias(m: Match) -> Emit | None:
         return None
     total = bias.reshape(-1) + (old.data if old is not None and old.data is not None else 0)
     vector = m.graph.constant(f"{op.name}_bias", total.astype(bias.dtype))
-    return Emit("Conv", [op.inputs[0], op.inputs[1], vector], dict(op.attrs), name=op.name)
+    return Emit("Conv", [op.inputs[0], op.inputs[1], vector, *op.inputs[3:]], dict(op.attrs), name=op.name)
+
+
+@EPILOGUE_RULES.rule(compute("Conv") + Pat.var("sum", where=lambda v: not v.is_constant), name="conv_sum")
+def _conv_sum(m: Match) -> Emit | None:
+    op, summand = m.node("op"), m["sum"]
+    out = op.outputs[0]
+    if op.attr("fused_sum") or len(op.inputs) > 3 or summand is out or not _same_shape(m):
+        return None
+    if summand.shape is None or tuple(summand.shape) != tuple(out.shape) or summand.dtype != out.dtype:
+        return None
+    return Emit("Conv", [op.inputs[0], op.inputs[1], op.input(2), summand], {**op.attrs, "fused_sum": 1}, name=op.name)
 
 
 def _same_shape(m: Match) -> bool:
