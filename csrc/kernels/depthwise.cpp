@@ -90,11 +90,7 @@ ASCENDSIM_VECTOR_CLONES void same_plane(const ConvGeometry& g, const SameShape& 
       v16 y = acc[q] < lo ? lo : acc[q];
       y = y > hi ? hi : y;
       const int64_t at = i + q * kLanes;
-      if (at + kLanes <= s.hw) {
-        ASCENDSIM_STORE16(out + at, y);
-      } else if (at < s.hw) {
-        __builtin_memcpy(out + at, &y, sizeof(float) * static_cast<size_t>(s.hw - at));
-      }
+      if (at < s.hw) ASCENDSIM_STORE_FIRST(out + at, y, std::min(kLanes, s.hw - at));
     }
   }
 }
@@ -283,14 +279,8 @@ ASCENDSIM_VECTOR_CLONES void stride2_plane(const ConvGeometry& g, const FrameSha
       for (int64_t r = 0; r < rows; ++r) {
         v16 y = acc[r] < lo ? lo : acc[r];
         y = y > hi ? hi : y;
-        float* dst = out + (oh + r) * g.ow + ow0;
-        if (((oh + r) * g.ow + ow0 + kLanes) <= g.oh * g.ow) {
-          ASCENDSIM_STORE16(dst, y);
-        } else {
-          float tail[kLanes];
-          __builtin_memcpy(tail, &y, sizeof tail);
-          for (int64_t j = 0; j < g.ow - ow0; ++j) dst[j] = tail[j];
-        }
+        const bool fits = (oh + r) * g.ow + ow0 + kLanes <= g.oh * g.ow;
+        ASCENDSIM_STORE_FIRST(out + (oh + r) * g.ow + ow0, y, fits ? kLanes : g.ow - ow0);
       }
     }
   }

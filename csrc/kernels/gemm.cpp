@@ -177,21 +177,13 @@ ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t pitch, int6
       v16 out = acc[r];
       if (e.bias != nullptr) out += e.bias[r0 + r];
       if (e.sum != nullptr) {
-        v16 z = {};
-        if (cols == kWideCols) {
-          ASCENDSIM_LOAD16(z, e.sum + (r0 + r) * ldc);
-        } else {
-          __builtin_memcpy(&z, e.sum + (r0 + r) * ldc, sizeof(float) * static_cast<size_t>(cols));
-        }
+        v16 z;
+        ASCENDSIM_LOAD_FIRST(z, e.sum + (r0 + r) * ldc, cols);
         out += z;
       }
       out = out < lo ? lo : out;
       out = out > hi ? hi : out;
-      if (cols == kWideCols) {
-        ASCENDSIM_STORE16(cr, out);
-      } else {
-        __builtin_memcpy(cr, &out, sizeof(float) * static_cast<size_t>(cols));
-      }
+      ASCENDSIM_STORE_FIRST(cr, out, cols);
     }
   }
 }
@@ -373,11 +365,7 @@ ASCENDSIM_VECTOR_CLONES void column_panel(const float* a, int64_t lda, int64_t m
       out = out < vlo ? vlo : out;
       out = out > vhi ? vhi : out;
       float* cr = c + (r0 + r) * ldc;
-      if (cols == kLanes) {
-        ASCENDSIM_STORE16(cr, out);
-      } else {
-        __builtin_memcpy(cr, &out, sizeof(float) * static_cast<size_t>(cols));
-      }
+      ASCENDSIM_STORE_FIRST(cr, out, cols);
     }
   }
 }

@@ -16,6 +16,25 @@ using i16 = int __attribute__((vector_size(64)));
 
 #define ASCENDSIM_LOAD16(v, p) __builtin_memcpy(&(v), (p), sizeof(::ascendsim::kernels::v16))
 #define ASCENDSIM_STORE16(p, v) __builtin_memcpy((p), &(v), sizeof(::ascendsim::kernels::v16))
+// The first n (<= 16) floats at p into v, its other lanes zero; and the first n lanes of v to p. A whole
+// vector is one plain load or store (a copy of variable length is a library call).
+#define ASCENDSIM_LOAD_FIRST(v, p, n)                                                           \
+  do {                                                                                          \
+    if ((n) == ::ascendsim::kernels::kLanes) {                                                  \
+      ASCENDSIM_LOAD16(v, p);                                                                   \
+    } else {                                                                                    \
+      (v) = ::ascendsim::kernels::v16{};                                                        \
+      __builtin_memcpy(&(v), (p), sizeof(float) * static_cast<unsigned long>(n));              \
+    }                                                                                           \
+  } while (0)
+#define ASCENDSIM_STORE_FIRST(p, v, n)                                                          \
+  do {                                                                                          \
+    if ((n) == ::ascendsim::kernels::kLanes) {                                                  \
+      ASCENDSIM_STORE16(p, v);                                                                  \
+    } else {                                                                                    \
+      __builtin_memcpy((p), &(v), sizeof(float) * static_cast<unsigned long>(n));              \
+    }                                                                                           \
+  } while (0)
 // The even elements of vectors a and b taken as 32 floats (a[0], a[2], ..., b[14]).
 #define ASCENDSIM_EVENS_OF(out, a, b) \
   (out) = __builtin_shuffle((a), (b), ::ascendsim::kernels::i16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30})
