@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -28,8 +29,12 @@ class GuardedBytes {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     const size_t span = (bytes.size() + page - 1) / page * page;
     mapping_size_ = span + page;
-    mapping_ = static_cast<char*>(mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    mprotect(mapping_ + span, page, PROT_NONE);
+    void* mapping = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED || mprotect(static_cast<char*>(mapping) + span, page, PROT_NONE) != 0) {
+      std::perror("kernel_driver: guarded tensor");
+      std::exit(2);
+    }
+    mapping_ = static_cast<char*>(mapping);
     data_ = mapping_ + span - bytes.size();
     if (!bytes.empty()) std::memcpy(data_, bytes.data(), bytes.size());
   }
