@@ -16,6 +16,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from kernel_build import build_variant_objects
+
 from acl_helpers import ROOT, Compiler, require_sanitizer, run_python
 
 RECORD_RACING_WAIT = r"""
@@ -176,6 +178,7 @@ def test_chaos_under_thread_sanitizer(tmp_path: Path) -> None:
     # every library source (the API files call into model/, kernels/ and executor/); g++ builds the .c as C++
     sources = sorted(str(p) for d in ("core", "device", "runtime", "api", "model", "kernels", "executor", "op")
                      for pattern in ("*.cpp", "*.c") for p in (ROOT / "csrc" / d).glob(pattern))
+    sources += map(str, build_variant_objects(tmp_path / "variants", ["-O1", "-g", "-fsanitize=thread"]))
     program = tmp_path / "chaos_tsan"
     blas = scipy_openblas32.get_lib_dir()
     command = ["g++", "-std=c++17", "-O1", "-g", "-fsanitize=thread", f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}",

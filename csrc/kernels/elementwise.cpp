@@ -21,22 +21,13 @@
 #include <map>
 
 #include "kernels/kernel_util.h"
+#include "kernels/simd/elementwise_loops.h"
 #include "kernels/thread_pool.h"
-#include "kernels/vmath.h"
 
 namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kBlock = 512;
-
-enum Op {
-  kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kRelu, kSigmoid, kTanh, kHardSigmoid, kErf,
-  kSoftplus, kElu, kSelu, kLeakyRelu, kSign, kRound, kSin, kCos, kSoftsign, kNot, kHardSwish, kGelu, kSilu,
-  kIdentity, kCast,
-  kAdd, kSub, kMul, kDiv, kPow, kMod, kAnd, kOr, kXor, kPRelu, kMax, kMin,
-  kEqual, kGreater, kLess, kGreaterOrEqual, kLessOrEqual,
-  kWhere, kClip,
-};
 
 const std::map<std::string, Op>& op_table() {
   static const std::map<std::string, Op> table = {
@@ -53,26 +44,7 @@ const std::map<std::string, Op>& op_table() {
   return table;
 }
 
-enum Kind { kF = 0, kI = 1 };  // a slot holds float32 or int64 values
-
 Kind kind_of(aclDataType d) { return is_float_dtype(d) ? kF : kI; }
-
-struct Step {
-  Op op = kIdentity;
-  int in[3] = {0, 0, 0};
-  int nin = 0;
-  Kind kind = kF;         // result kind
-  Kind in_kind[3] = {kF, kF, kF};
-  float alpha = 0, beta = 0, gamma = 0;
-  bool flag = false;      // Mod fmod=1; Gelu approximate=tanh
-  aclDataType to = ACL_FLOAT;
-};
-
-int arity(Op op) {
-  if (op <= kCast) return 1;
-  if (op <= kLessOrEqual) return 2;
-  return 3;
-}
 
 // Float ops that have no integer form (refused on int64 slots).
 bool float_only(Op op) {
@@ -158,273 +130,6 @@ bool type_step(Step* s, const std::string& name, std::string* why) {
   return false;
 }
 
-inline float erf_gelu(float x) { return 0.5f * x * (1.0f + verf(x * 0.70710678118654752f)); }
-inline float tanh_gelu(float x) {
-  return 0.5f * x * (1.0f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-}
-inline float sigmoid(float x) { return 1.0f / (1.0f + vexp(-x)); }
-inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
-
-int64_t int_pow(int64_t base, int64_t exp) {
-  if (exp < 0) return base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
-  int64_t r = 1;
-  while (exp) {
-    if (exp & 1) r *= base;
-    base *= base;
-    exp >>= 1;
-  }
-  return r;
-}
-
-// Wraps int64 values to the range of an integer dtype (two's complement), bool to 0/1.
-void narrow_ints(aclDataType to, int64_t* v, int64_t n) {
-  switch (to) {
-    case ACL_BOOL: for (int64_t i = 0; i < n; ++i) v[i] = v[i] != 0; break;
-    case ACL_INT8: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(v[i]); break;
-    case ACL_UINT8: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(v[i]); break;
-    case ACL_INT16: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int16_t>(v[i]); break;
-    case ACL_UINT16: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint16_t>(v[i]); break;
-    case ACL_INT32: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(v[i]); break;
-    case ACL_UINT32: for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint32_t>(v[i]); break;
-    default: break;
-  }
-}
-
-// Gelu (erf form) over n values: its own function, since inside unary_float's switch GCC does not
-// vectorize this loop.
-ASCENDSIM_VECTOR_CLONES void gelu_erf_loop(const float* x, float* o, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = erf_gelu(x[i]);
-}
-
-// Runs one float unary op (also the epilogue activation); x may equal o.
-ASCENDSIM_VECTOR_CLONES void unary_float(const Step& s, const float* x, float* o, int64_t n) {
-  const float al = s.alpha, be = s.beta, ga = s.gamma;
-#define LOOP(expr) \
-  for (int64_t i = 0; i < n; ++i) {  \
-    const float v = x[i];            \
-    o[i] = (expr);                   \
-  }                                  \
-  break
-  switch (s.op) {
-    case kSqrt: LOOP(std::sqrt(v));
-    case kExp: LOOP(vexp(v));
-    case kLog: LOOP(std::log(v));
-    case kAbs: LOOP(std::fabs(v));
-    case kNeg: LOOP(-v);
-    case kReciprocal: LOOP(1.0f / v);
-    case kFloor: LOOP(std::floor(v));
-    case kCeil: LOOP(std::ceil(v));
-    case kRelu: LOOP(v > 0.0f ? v : 0.0f);
-    case kSigmoid: LOOP(sigmoid(v));
-    case kTanh: LOOP(vtanh(v));
-    case kHardSigmoid: LOOP(std::max(0.0f, std::min(1.0f, al * v + be)));
-    case kErf: LOOP(verf(v));
-    case kSoftplus: LOOP(softplus(v));
-    case kElu: LOOP(v >= 0.0f ? v : al * (vexp(v) - 1.0f));
-    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * vexp(v) - al));
-    case kLeakyRelu: LOOP(v >= 0.0f ? v : al * v);
-    case kSign: LOOP(v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v);
-    case kRound: LOOP(std::nearbyint(v));
-    case kSin: LOOP(std::sin(v));
-    case kCos: LOOP(std::cos(v));
-    case kSoftsign: LOOP(v / (1.0f + std::fabs(v)));
-    case kHardSwish: LOOP(v * std::max(0.0f, std::min(1.0f, v * (1.0f / 6.0f) + 0.5f)));
-    case kGelu:
-      if (s.flag) {
-        LOOP(tanh_gelu(v));
-      }
-      gelu_erf_loop(x, o, n);
-      break;
-    case kSilu: LOOP(v * sigmoid(v));
-    case kClip: LOOP(std::min(std::max(v, al), be));  // epilogue form: bounds in alpha/beta
-    default: LOOP(v);
-  }
-#undef LOOP
-}
-
-// Executes one step over n elements: slot[k] is the memory of slot k, `out` the step's result.
-ASCENDSIM_VECTOR_CLONES void exec_step(const Step& s, int64_t n, void* const* slot, void* out) {
-  auto F = [&](int k) { return static_cast<const float*>(slot[s.in[k]]); };
-  auto I = [&](int k) { return static_cast<const int64_t*>(slot[s.in[k]]); };
-  float* fo = static_cast<float*>(out);
-  int64_t* io = static_cast<int64_t*>(out);
-  if (s.op == kCast) {
-    // Convert as a store into `to` followed by a load would (truncation, narrowing, float16 rounding).
-    if (s.in_kind[0] == kF) {
-      const float* x = F(0);
-      if (s.kind == kF) {
-        if (s.to == ACL_FLOAT16) {
-          for (int64_t i = 0; i < n; ++i) fo[i] = round_fp16(x[i]);
-        } else {
-          std::copy(x, x + n, fo);
-        }
-      } else if (s.to == ACL_BOOL) {
-        for (int64_t i = 0; i < n; ++i) io[i] = x[i] != 0.0f;
-      } else {
-        load_int(ACL_FLOAT, x, 0, 1, n, io);
-        narrow_ints(s.to, io, n);
-      }
-    } else {
-      const int64_t* x = I(0);
-      if (s.kind == kF) {
-        for (int64_t i = 0; i < n; ++i) fo[i] = static_cast<float>(x[i]);
-        if (s.to == ACL_FLOAT16) round_fp16_inplace(fo, n);
-      } else {
-        std::copy(x, x + n, io);
-        narrow_ints(s.to, io, n);
-      }
-    }
-    return;
-  }
-  if (arity(s.op) == 1) {
-    if (s.kind == kF) {
-      unary_float(s, F(0), fo, n);
-      return;
-    }
-    const int64_t* x = I(0);
-    switch (s.op) {
-      case kAbs: for (int64_t i = 0; i < n; ++i) io[i] = x[i] < 0 ? -x[i] : x[i]; break;
-      case kNeg: for (int64_t i = 0; i < n; ++i) io[i] = -x[i]; break;
-      case kRelu: for (int64_t i = 0; i < n; ++i) io[i] = x[i] > 0 ? x[i] : 0; break;
-      case kSign: for (int64_t i = 0; i < n; ++i) io[i] = (x[i] > 0) - (x[i] < 0); break;
-      case kNot: for (int64_t i = 0; i < n; ++i) io[i] = x[i] == 0; break;
-      default: std::copy(x, x + n, io); break;
-    }
-    return;
-  }
-#define BIN_F(expr)                          \
-  {                                          \
-    const float *A = F(0), *B = F(1);        \
-    for (int64_t i = 0; i < n; ++i) {        \
-      const float a = A[i], b = B[i];        \
-      fo[i] = (expr);                        \
-    }                                        \
-  }                                          \
-  break
-#define BIN_I(expr)                          \
-  {                                          \
-    const int64_t *A = I(0), *B = I(1);      \
-    for (int64_t i = 0; i < n; ++i) {        \
-      const int64_t a = A[i], b = B[i];      \
-      io[i] = (expr);                        \
-    }                                        \
-  }                                          \
-  break
-#define CMP(expr)                            \
-  if (s.in_kind[0] == kF) {                  \
-    BIN_I_FROM_F(expr);                      \
-  } else {                                   \
-    BIN_I(expr);                             \
-  }                                          \
-  break
-#define BIN_I_FROM_F(expr)                   \
-  {                                          \
-    const float *A = F(0), *B = F(1);        \
-    for (int64_t i = 0; i < n; ++i) {        \
-      const float a = A[i], b = B[i];        \
-      io[i] = (expr);                        \
-    }                                        \
-  }
-  switch (s.op) {
-    case kEqual: CMP(a == b);
-    case kGreater: CMP(a > b);
-    case kLess: CMP(a < b);
-    case kGreaterOrEqual: CMP(a >= b);
-    case kLessOrEqual: CMP(a <= b);
-    default: break;
-  }
-  if (s.op == kPow) {
-    if (s.in_kind[0] == kF && s.in_kind[1] == kF) {
-      const float *A = F(0), *B = F(1);
-      for (int64_t i = 0; i < n; ++i) fo[i] = B[i] == 2.0f ? A[i] * A[i] : std::pow(A[i], B[i]);
-    } else if (s.in_kind[0] == kF) {
-      const float* A = F(0);
-      const int64_t* B = I(1);
-      for (int64_t i = 0; i < n; ++i) fo[i] = std::pow(A[i], static_cast<float>(B[i]));
-    } else if (s.in_kind[1] == kF) {
-      const int64_t* A = I(0);
-      const float* B = F(1);
-      for (int64_t i = 0; i < n; ++i) io[i] = static_cast<int64_t>(std::pow(static_cast<double>(A[i]), B[i]));
-    } else {
-      const int64_t *A = I(0), *B = I(1);
-      for (int64_t i = 0; i < n; ++i) io[i] = int_pow(A[i], B[i]);
-    }
-    return;
-  }
-  if (s.op == kWhere) {
-    const int64_t* C = I(0);
-    if (s.kind == kF) {
-      const float *A = F(1), *B = F(2);
-      for (int64_t i = 0; i < n; ++i) fo[i] = C[i] ? A[i] : B[i];
-    } else {
-      const int64_t *A = I(1), *B = I(2);
-      for (int64_t i = 0; i < n; ++i) io[i] = C[i] ? A[i] : B[i];
-    }
-    return;
-  }
-  if (s.op == kClip) {
-    if (s.kind == kF) {
-      const float *X = F(0), *L = F(1), *H = F(2);
-      for (int64_t i = 0; i < n; ++i) fo[i] = std::min(std::max(X[i], L[i]), H[i]);
-    } else {
-      const int64_t *X = I(0), *L = I(1), *H = I(2);
-      for (int64_t i = 0; i < n; ++i) io[i] = std::min(std::max(X[i], L[i]), H[i]);
-    }
-    return;
-  }
-  if (s.kind == kF) {
-    switch (s.op) {
-      case kAdd: BIN_F(a + b);
-      case kSub: BIN_F(a - b);
-      case kMul: BIN_F(a * b);
-      case kDiv: BIN_F(a / b);
-      case kMod:
-        if (s.flag) {
-          BIN_F(std::fmod(a, b));
-        }
-        BIN_F(a - std::floor(a / b) * b);
-      case kPRelu: BIN_F(a < 0.0f ? a * b : a);
-      case kMax: BIN_F(std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::max(a, b));
-      case kMin: BIN_F(std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::min(a, b));
-      default: break;
-    }
-    return;
-  }
-  constexpr int64_t kMinI = std::numeric_limits<int64_t>::min();
-  switch (s.op) {
-    case kAdd: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)));
-    case kSub: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)));
-    case kMul: BIN_I(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)));
-    case kDiv: BIN_I(b == 0 ? 0 : (a == kMinI && b == -1) ? a : a / b);  // C truncation, as onnxruntime
-    case kMod:
-      if (s.flag) {
-        BIN_I(b == 0 || b == -1 ? 0 : a % b);
-      }
-      BIN_I(b == 0 || b == -1 ? 0 : ((a % b) != 0 && ((a % b) < 0) != (b < 0)) ? a % b + b : a % b);
-    case kMax: BIN_I(std::max(a, b));
-    case kMin: BIN_I(std::min(a, b));
-    case kAnd: BIN_I((a != 0) & (b != 0));
-    case kOr: BIN_I((a != 0) | (b != 0));
-    case kXor: BIN_I((a != 0) ^ (b != 0));
-    default: break;
-  }
-#undef BIN_F
-#undef BIN_I
-#undef CMP
-#undef BIN_I_FROM_F
-}
-
-// One float32 Add/Sub/Mul/Div of two same-shape operands read in place: the small node of a chain, without
-// the block loop's slots and step dispatch.
-ASCENDSIM_VECTOR_CLONES void binary_direct(Op op, const float* a, const float* b, float* o, int64_t n) {
-  switch (op) {
-    case kAdd: for (int64_t i = 0; i < n; ++i) o[i] = a[i] + b[i]; break;
-    case kSub: for (int64_t i = 0; i < n; ++i) o[i] = a[i] - b[i]; break;
-    case kMul: for (int64_t i = 0; i < n; ++i) o[i] = a[i] * b[i]; break;
-    default: for (int64_t i = 0; i < n; ++i) o[i] = a[i] / b[i]; break;
-  }
-}
-
 class ElementwiseKernel final : public Kernel {
  public:
   ElementwiseKernel(std::vector<TensorDesc> inputs, TensorDesc output, std::vector<Step> steps)
@@ -469,7 +174,7 @@ class ElementwiseKernel final : public Kernel {
   void run(const void* const* inputs, void* const* outputs) override {
     if (direct_binary_) {
       const Step& s = steps_[0];
-      binary_direct(s.op, static_cast<const float*>(inputs[s.in[0]]), static_cast<const float*>(inputs[s.in[1]]),
+      elementwise_loops().binary(s.op, static_cast<const float*>(inputs[s.in[0]]), static_cast<const float*>(inputs[s.in[1]]),
                     static_cast<float*>(outputs[0]), inner_);
       return;
     }
@@ -492,6 +197,7 @@ class ElementwiseKernel final : public Kernel {
     auto* memory = scratch_ ? reinterpret_cast<int64_t*>(scratch_floats(0, slots_ * kBlock * 2)) : nullptr;
     const size_t n_in = operands_.size();
     const Operand* ops = operands_.data();
+    const auto run_step = elementwise_loops().step;
     for (int64_t u = u0; u < u1; ++u) {
       int64_t row = u / chunks_per_row_, j0 = (u % chunks_per_row_) * kBlock;
       int64_t n = std::min(kBlock, inner_ - j0);
@@ -515,7 +221,7 @@ class ElementwiseKernel final : public Kernel {
         size_t self = n_in + t;
         slot[self] = t + 1 == n_steps && out_direct_ ? static_cast<char*>(out) + out_offset * out_elem_
                                                      : static_cast<void*>(memory + self * kBlock);
-        exec_step(steps_[t], n, slot, slot[self]);
+        run_step(steps_[t], n, slot, slot[self]);
       }
       if (out_direct_) continue;
       const void* result = slot[slots_ - 1];
@@ -753,7 +459,7 @@ void apply_activation(const Activation& act, float* data, int64_t n) {
   s.op = static_cast<Op>(act.op);
   s.alpha = act.alpha;
   s.beta = act.beta;
-  unary_float(s, data, data, n);
+  elementwise_loops().unary(s, data, data, n);
 }
 
 bool activation_bounds(const Activation& act, float* lo, float* hi) {

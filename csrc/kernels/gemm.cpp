@@ -15,7 +15,6 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
-#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -93,126 +92,23 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 }
 
 // ---- PackedMatrix ----------------------------------------------------------------------------------------
-// C = A * B with A packed at construction (panels of kPanelRows = 16 rows, k-major), in one of two ways
-// (with several threads, a product much deeper than tall on a small plane is first split by depth: see
-// multiply_by_depth):
+// C = A * B with A packed at construction (panels of kUnit = 16 rows, k-major), on the active variant's
+// register tiles (simd/gemm_tiles.h), in one of two ways (with several threads, a product much deeper than
+// tall on a small plane is first split by depth: see multiply_by_depth):
 //
-// Narrow B (n < kWideColumns, e.g. the 49 positions of a 7x7 plane): B is packed per call into tiles of
-// kTileCols = 7 columns (k-major, zero-padded). The micro-kernel keeps a 16 x 7 block of C in fourteen 8-float
-// vector registers (vectors run down the rows of A: output channels, multiples of 16 in practice); per k it
-// loads two vectors of A and broadcasts seven values of B. Seven, because a network's last planes have a
-// multiple of 7 positions (7x7 from 224x224 inputs): 6-wide tiles padded 49 to 54 columns, 10% more work.
-// With 32 vector registers (AVX-512) nothing spills; AVX2's 16 spill one accumulator. 8-float vectors: on
-// Zen 4, whose AVX-512 units are 256 bits wide, as fast as a 512-bit shape. Threads take runs of (panel,
-// tile) pairs, panel-major, each multiplied over the full depth: a panel of A, the large operand, streams
-// once per run, and the packed B (narrow: a few hundred KiB) stays in L2.
+// Narrow B (n < kWideColumns, e.g. the 49 positions of a 7x7 plane): B is packed per call into tiles of the
+// variant's narrow_cols columns (k-major, zero-padded), and each (panel, tile) pair is one register tile of C
+// over the full depth. Threads take runs of pairs, panel-major: a panel of A, the large operand, streams once
+// per run, and the packed B (narrow: a few hundred KiB) stays in L2.
 //
-// Wide B (the large planes of a network's first stages): B is read in place,
-// 16 columns at a time (one 16-float vector per row of B), and every panel of A is multiplied by that
-// column block before the next (wide_block): the block (k x 16) stays in L1 while A streams from L1/L2, so
-// B is read from memory once and C written once, with no packing pass over the (large) B. Vectors run
-// along the columns: 8 rows of C at a time in eight 16-float accumulators, each k one vector of B and eight
-// broadcasts of A. Threads take column blocks (the last one, partial, too).
-namespace {
-
-constexpr int64_t kRows = PackedMatrix::kPanelRows;
-constexpr int64_t kTileCols = 7;
-constexpr int64_t kWideCols = kLanes;   // columns of B per wide block (one vector)
-constexpr int64_t kWideRows = kRows / 2;  // rows of C per wide accumulator set
-// A short block (m * k multiply-add vectors at most kShortBlock, ~300 ns) is over before a store to C
-// that misses the cache completes: C's lines for the block kAheadCols columns on are prefetched for writing
-// first (a 32 -> 16 channel 1x1 conv on a 112x112 plane, whose output is no longer in cache inside a
-// network: 236 -> 165 us). Longer blocks hide the misses themselves, and prefetching their many rows
-// measured ~7% slower.
-constexpr int64_t kShortBlock = 1024;
-constexpr int64_t kAheadCols = 4 * kWideCols;
-using v8 = float __attribute__((vector_size(32)));
-
-// The epilogue of one element of row r (its sum, if any, added by the caller).
-inline float finish(const PackedMatrix::Epilogue& e, int64_t r, float v) {
-  if (e.bias != nullptr) v += e.bias[r];
-  return std::min(std::max(v, e.lo), e.hi);
-}
-
-// C[r][j] = epilogue(sum over kc of ap[k][r] * bp[k][j]) for r < rows, j < cols (rows of C and the bias
-// start at row r0).
-ASCENDSIM_VECTOR_CLONES void micro_kernel(const float* ap, const float* bp, int64_t kc, const PackedMatrix::Epilogue& e,
-                                          int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
-  v8 acc[kTileCols][2] = {};
-  for (int64_t k = 0; k < kc; ++k, ap += kRows, bp += kTileCols) {
-    v8 a0, a1;  // (memcpy: unaligned loads)
-    __builtin_memcpy(&a0, ap, sizeof a0);
-    __builtin_memcpy(&a1, ap + 8, sizeof a1);
-    for (int64_t j = 0; j < kTileCols; ++j) {
-      acc[j][0] += bp[j] * a0;
-      acc[j][1] += bp[j] * a1;
-    }
-  }
-  float tile[kTileCols][kRows];  // column-major block of C
-  __builtin_memcpy(tile, acc, sizeof tile);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < cols; ++j)
-      c[r * ldc + j] = finish(e, r0 + r, e.sum != nullptr ? tile[j][r] + e.sum[r * ldc + j] : tile[j][r]);
-}
-
-// C[:, 0:cols] = epilogue(A * B[:, 0:16]) for every panel of A (m rows, depth k, panels `pitch` deep: k is
-// a part of it when the product is split by depth); B has row pitch ldb and 16 readable columns, C stores
-// only `cols` (< 16 for the last block of a row).
-ASCENDSIM_VECTOR_CLONES void wide_block(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b,
-                                        int64_t ldb, const PackedMatrix::Epilogue& e, float* c, int64_t ldc, int64_t cols) {
-  const v16 lo = v16{} + e.lo, hi = v16{} + e.hi;
-  if (m * k <= kShortBlock)
-    for (int64_t r = 0; r < m; ++r) __builtin_prefetch(c + r * ldc + kAheadCols, 1, 3);
-  for (int64_t r0 = 0; r0 < m; r0 += kWideRows) {
-    const float* ap = panels + r0 / kRows * pitch * kRows + r0 % kRows;
-    v16 acc[kWideRows] = {};
-    for (int64_t kk = 0; kk < k; ++kk, ap += kRows) {
-      v16 bv;
-      ASCENDSIM_LOAD16(bv, b + kk * ldb);
-      for (int64_t r = 0; r < kWideRows; ++r) acc[r] += ap[r] * bv;
-    }
-    const int64_t rows = std::min(kWideRows, m - r0);
-    for (int64_t r = 0; r < rows; ++r) {
-      float* cr = c + (r0 + r) * ldc;
-      v16 out = acc[r];
-      if (e.bias != nullptr) out += e.bias[r0 + r];
-      if (e.sum != nullptr) {
-        v16 z;
-        ASCENDSIM_LOAD_FIRST(z, e.sum + (r0 + r) * ldc, cols);
-        out += z;
-      }
-      out = out < lo ? lo : out;
-      out = out > hi ? hi : out;
-      ASCENDSIM_STORE_FIRST(cr, out, cols);
-    }
-  }
-}
-
-}  // namespace
-
+// Wide B (the large planes of a network's first stages): B is read in place, 16 columns at a time, and every
+// panel of A is multiplied by that column block before the next: the block (k x 16) stays in L1 while A
+// streams from L1/L2, so B is read from memory once and C written once, with no packing pass over the (large)
+// B. Threads take column blocks (the last one, partial, too).
 PackedMatrix::PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda)
-    : m_(m), k_(k), panels_(static_cast<size_t>((m + kRows - 1) / kRows * kRows * k), 0.0f) {
+    : m_(m), k_(k), panels_(static_cast<size_t>((m + kUnit - 1) / kUnit * kUnit * k), 0.0f) {
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < k; ++kk) panels_[static_cast<size_t>((i / kRows * k + kk) * kRows + i % kRows)] = a[i * lda + kk];
-}
-
-// Rows [k0, k1) of tiles [t0, t1) of B (n columns) into bp, the tiles kTileCols wide and k-major.
-// (Loops of constant length, not std::copy: a library call per 7 floats cost more than the product.)
-void PackedMatrix::pack_tiles(const float* b, int64_t ldb, int64_t n, int64_t t0, int64_t t1, int64_t k0, int64_t k1,
-                              float* bp) const {
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t j0 = t * kTileCols, cols = std::min(kTileCols, n - j0);
-    float* tile = bp + t * kTileCols * k_;
-    for (int64_t kk = k0; kk < k1; ++kk) {
-      const float* row = b + kk * ldb + j0;
-      float* dst = tile + kk * kTileCols;
-      if (cols == kTileCols) {
-        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = row[j];
-      } else {
-        for (int64_t j = 0; j < kTileCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
-      }
-    }
-  }
+    for (int64_t kk = 0; kk < k; ++kk) panels_[static_cast<size_t>((i / kUnit * k + kk) * kUnit + i % kUnit)] = a[i * lda + kk];
 }
 
 void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
@@ -225,10 +121,11 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
     multiply_wide(b, ldb, n, e, c, ldc);
     return;
   }
-  const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
-  float* bp = scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
-  parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (kTileCols * k_)),
-               [&](int64_t t0, int64_t t1) { pack_tiles(b, ldb, n, t0, t1, 0, k_, bp); });
+  const GemmTiles& tiles_of = gemm_tiles();
+  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols, panels = (m_ + kUnit - 1) / kUnit;
+  float* bp = scratch_floats(8, static_cast<size_t>(tiles * cols * k_));
+  parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (cols * k_)),
+               [&](int64_t t0, int64_t t1) { tiles_of.pack_narrow(b, ldb, n, k_, t0, t1, 0, k_, bp); });
   // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
   // gave one thread 6 and the other 4.
   const int64_t items = panels * tiles;
@@ -236,16 +133,16 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
   // the weights come from memory (1x1 convs on 7x7 planes of depth 160 and 320 ~7-10% faster). Only when a
   // panel fits in L1: a deeper one is read again from L2 by every tile, and fetching the next evicted more
   // of it (depth 576 and 960: ~5% slower).
-  const int64_t lines_per_tile = k_ * kRows <= kL1Floats ? (k_ + tiles - 1) / tiles : 0;  // k lines a panel
-  parallel_for(items, even_grain(items, kRows * k_ * kTileCols), [&](int64_t i0, int64_t i1) {
+  const int64_t lines_per_tile = k_ * kUnit <= kL1Floats ? (k_ + tiles - 1) / tiles : 0;  // k lines a panel
+  parallel_for(items, even_grain(items, kUnit * k_ * cols), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t p = i / tiles, t = i % tiles, rows = std::min(kRows, m_ - p * kRows);
+      const int64_t p = i / tiles, t = i % tiles, rows = std::min(kUnit, m_ - p * kUnit);
       if (p + 1 < panels)
         for (int64_t l = t * lines_per_tile; l < std::min(k_, (t + 1) * lines_per_tile); ++l)
-          __builtin_prefetch(panels_.data() + ((p + 1) * k_ + l) * kRows, 0, 2);
-      const int64_t at = p * kRows * ldc + t * kTileCols;
-      micro_kernel(panels_.data() + p * k_ * kRows, bp + t * kTileCols * k_, k_, e.at(at), p * kRows, c + at, ldc, rows,
-                   std::min(kTileCols, n - t * kTileCols));
+          __builtin_prefetch(panels_.data() + ((p + 1) * k_ + l) * kUnit, 0, 2);
+      const int64_t at = p * kUnit * ldc + t * cols;
+      tiles_of.narrow(panels_.data() + p * k_ * kUnit, bp + t * cols * k_, k_, epilogue_at(e, at), p * kUnit, c + at,
+                      ldc, rows, std::min(cols, n - t * cols));
     }
   });
 }
@@ -258,25 +155,25 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
 // the next execution, waited on the other core: a 7x7 depthwise layer took 47 us at 2 threads, 22 us so.
 void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c,
                                      int64_t ldc) const {
-  const int64_t tiles = (n + kTileCols - 1) / kTileCols, panels = (m_ + kRows - 1) / kRows;
+  const GemmTiles& tiles_of = gemm_tiles();
+  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols, panels = (m_ + kUnit - 1) / kUnit;
   const int64_t parts = num_threads(), depth = (k_ + parts - 1) / parts, size = m_ * n;
   const bool wide = n >= kWideColumns;
-  float* bp = wide ? nullptr : scratch_floats(8, static_cast<size_t>(tiles * kTileCols * k_));
+  float* bp = wide ? nullptr : scratch_floats(8, static_cast<size_t>(tiles * cols * k_));
   float* partial = scratch_floats(12, static_cast<size_t>(parts * size));
   parallel_for(parts, 1, [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t k0 = std::min(k_, q * depth), k1 = std::min(k_, k0 + depth);
       float* part = partial + q * size;
       if (wide) {
-        wide_columns(b, ldb, n, 0, (n + kWideCols - 1) / kWideCols, k0, k1, Epilogue{}, part, n);
+        wide_columns(b, ldb, n, 0, (n + kUnit - 1) / kUnit, k0, k1, Epilogue{}, part, n);
         continue;
       }
-      pack_tiles(b, ldb, n, 0, tiles, k0, k1, bp);
+      tiles_of.pack_narrow(b, ldb, n, k_, 0, tiles, k0, k1, bp);
       for (int64_t p = 0; p < panels; ++p)
         for (int64_t t = 0; t < tiles; ++t)
-          micro_kernel(panels_.data() + (p * k_ + k0) * kRows, bp + t * kTileCols * k_ + k0 * kTileCols, k1 - k0,
-                       Epilogue{}, 0, part + p * kRows * n + t * kTileCols, n, std::min(kRows, m_ - p * kRows),
-                       std::min(kTileCols, n - t * kTileCols));
+          tiles_of.narrow(panels_.data() + (p * k_ + k0) * kUnit, bp + t * cols * k_ + k0 * cols, k1 - k0, Epilogue{}, 0,
+                          part + p * kUnit * n + t * cols, n, std::min(kUnit, m_ - p * kUnit), std::min(cols, n - t * cols));
     }
   });
   parallel_for(m_, (m_ + parts - 1) / parts, [&](int64_t r0, int64_t r1) {
@@ -296,98 +193,54 @@ void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, con
 }
 
 void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const {
-  const int64_t blocks = (n + kWideCols - 1) / kWideCols;
-  parallel_for(blocks, even_grain(blocks, m_ * k_ * kWideCols),
+  const int64_t blocks = (n + kUnit - 1) / kUnit;
+  parallel_for(blocks, even_grain(blocks, m_ * k_ * kUnit),
                [&](int64_t j0, int64_t j1) { wide_columns(b, ldb, n, j0, j1, 0, k_, e, c, ldc); });
 }
 
 // Column blocks [j0, j1) of the wide product over depth [k0, k1).
 void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
                                 const Epilogue& e, float* c, int64_t ldc) const {
-  const float* panels = panels_.data() + k0 * kRows;
+  const auto wide = gemm_tiles().wide;
+  const float* panels = panels_.data() + k0 * kUnit;
   for (int64_t j = j0; j < j1; ++j) {
-    const int64_t cols = std::min(kWideCols, n - j * kWideCols);
-    if (cols == kWideCols) {
-      wide_block(panels, k_, m_, k1 - k0, b + k0 * ldb + j * kWideCols, ldb, e.at(j * kWideCols), c + j * kWideCols,
-                 ldc, kWideCols);
+    const int64_t cols = std::min(kUnit, n - j * kUnit);
+    if (cols == kUnit) {
+      wide(panels, k_, m_, k1 - k0, b + k0 * ldb + j * kUnit, ldb, epilogue_at(e, j * kUnit), c + j * kUnit, ldc, kUnit);
       continue;
     }
     // The last columns through a zero-padded copy: B's rows may end right after them.
-    float* block = scratch_floats(8, static_cast<size_t>((k1 - k0) * kWideCols));
+    float* block = scratch_floats(8, static_cast<size_t>((k1 - k0) * kUnit));
     for (int64_t kk = k0; kk < k1; ++kk) {
-      const float* row = b + kk * ldb + j * kWideCols;
-      for (int64_t jj = 0; jj < kWideCols; ++jj) block[(kk - k0) * kWideCols + jj] = jj < cols ? row[jj] : 0.0f;
+      const float* row = b + kk * ldb + j * kUnit;
+      for (int64_t jj = 0; jj < kUnit; ++jj) block[(kk - k0) * kUnit + jj] = jj < cols ? row[jj] : 0.0f;
     }
-    wide_block(panels, k_, m_, k1 - k0, block, kWideCols, e.at(j * kWideCols), c + j * kWideCols, ldc, cols);
+    wide(panels, k_, m_, k1 - k0, block, kUnit, epilogue_at(e, j * kUnit), c + j * kUnit, ldc, cols);
   }
 }
 
 // ---- PackedColumns ---------------------------------------------------------------------------------------
-// C = A * B with B packed at construction into 16-column panels (k-major). Per panel, rows of A in groups of
-// 8: eight 16-float accumulators, each k one vector of the panel and eight broadcasts of A (row-major, read
-// in place): the wide kernel above with the roles of the operands exchanged. Panels are the outer loop, so
-// B, the large operand (a transformer's weights), streams from memory once while A (the activations) stays
-// in L2; threads take runs of panels.
-namespace {
-
-constexpr int64_t kColRows = 8;  // rows of A per accumulator set
-
-// Rows [0, rows) of C for one panel (rows <= kColRows): the accumulator loop with a constant bound when full.
-template <int64_t kRowsAtMost>
-__attribute__((always_inline)) inline void column_rows(const float* a, int64_t lda, int64_t rows, int64_t k, const float* bp, v16* acc) {
-  for (int64_t kk = 0; kk < k; ++kk) {
-    v16 bv;
-    ASCENDSIM_LOAD16(bv, bp + kk * kLanes);
-    for (int64_t r = 0; r < kRowsAtMost; ++r)
-      if (kRowsAtMost == kColRows || r < rows) acc[r] += a[r * lda + kk] * bv;
-  }
-}
-
-ASCENDSIM_VECTOR_CLONES void column_panel(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp,
-                                          const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols) {
-  v16 b = {};
-  if (bias != nullptr) {
-    float padded[kLanes] = {};
-    for (int64_t j = 0; j < cols; ++j) padded[j] = bias[j];
-    ASCENDSIM_LOAD16(b, padded);
-  }
-  const v16 vlo = v16{} + lo, vhi = v16{} + hi;
-  for (int64_t r0 = 0; r0 < m; r0 += kColRows) {
-    const int64_t rows = std::min(kColRows, m - r0);
-    v16 acc[kColRows] = {};
-    if (rows == kColRows) {
-      column_rows<kColRows>(a + r0 * lda, lda, rows, k, bp, acc);
-    } else {
-      column_rows<kColRows - 1>(a + r0 * lda, lda, rows, k, bp, acc);
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      v16 out = acc[r] + b;
-      out = out < vlo ? vlo : out;
-      out = out > vhi ? vhi : out;
-      float* cr = c + (r0 + r) * ldc;
-      ASCENDSIM_STORE_FIRST(cr, out, cols);
-    }
-  }
-}
-
-}  // namespace
-
+// C = A * B with B packed at construction into 16-column panels (k-major), on the active variant's column
+// tiles (simd/gemm_tiles.h: the wide tile with the roles of the operands exchanged). Panels are the outer
+// loop, so B, the large operand (a transformer's weights), streams from memory once while A (the
+// activations) stays in L2; threads take runs of panels.
 PackedColumns::PackedColumns(const float* b, int64_t k, int64_t n, int64_t ldb)
-    : k_(k), n_(n), panels_(static_cast<size_t>((n + kPanelCols - 1) / kPanelCols * kPanelCols * k), 0.0f) {
+    : k_(k), n_(n), panels_(static_cast<size_t>((n + kUnit - 1) / kUnit * kUnit * k), 0.0f) {
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t j = 0; j < n; ++j)
-      panels_[static_cast<size_t>((j / kPanelCols * k + kk) * kPanelCols + j % kPanelCols)] = b[kk * ldb + j];
+      panels_[static_cast<size_t>((j / kUnit * k + kk) * kUnit + j % kUnit)] = b[kk * ldb + j];
 }
 
 void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float* bias, float lo, float hi, float* c,
                              int64_t ldc) const {
   if (m <= 0 || n_ <= 0) return;
-  const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
-  parallel_for(panels, even_grain(panels, m * k_ * kPanelCols), [&](int64_t p0, int64_t p1) {
+  const auto columns = gemm_tiles().columns;
+  const int64_t panels = (n_ + kUnit - 1) / kUnit;
+  parallel_for(panels, even_grain(panels, m * k_ * kUnit), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const int64_t j0 = p * kPanelCols;
-      column_panel(a, lda, m, k_, panels_.data() + p * k_ * kPanelCols, bias != nullptr ? bias + j0 : nullptr, lo, hi,
-                   c + j0, ldc, std::min(kPanelCols, n_ - j0));
+      const int64_t j0 = p * kUnit;
+      columns(a, lda, m, k_, panels_.data() + p * k_ * kUnit, bias != nullptr ? bias + j0 : nullptr, lo, hi, c + j0,
+              ldc, std::min(kUnit, n_ - j0));
     }
   });
 }

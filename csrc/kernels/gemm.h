@@ -1,12 +1,14 @@
 // Single-precision GEMM for every kernel (Conv, ConvTranspose, MatMul, Gemm): row-major
 // C = alpha * op(A) * op(B) + beta * C on OpenBLAS, threaded by the intra-op pool rather than by OpenBLAS;
-// and PackedMatrix, a constant left operand packed once (at kernel build) for our own register-blocked
-// micro-kernel, for products whose other operand is narrow (there OpenBLAS's per-call packing of the
-// constant operand costs more than the multiplication).
+// and PackedMatrix / PackedColumns, a constant operand packed once (at kernel build) for our own register tiles
+// (simd/gemm_tiles.h, one set per kernel variant), where OpenBLAS's per-call packing of the constant operand
+// costs more than the multiplication.
 #pragma once
 #include <cstdint>
-#include <limits>
 #include <vector>
+
+#include "kernels/layout.h"
+#include "kernels/simd/gemm_tiles.h"
 
 namespace ascendsim::kernels {
 
@@ -15,27 +17,13 @@ namespace ascendsim::kernels {
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
-// A constant m x k row-major matrix A packed into panels of kPanelRows rows, k-major within a panel (rows past
-// m are zero), so that the micro-kernels read it sequentially. Products with at least kWideColumns columns
-// read B in place (suited to a small A: see gemm.cpp).
+// A constant m x k row-major matrix A packed into panels of kUnit rows, k-major within a panel (rows past m are
+// zero), so that the register tiles (simd/gemm_tiles.h) read it sequentially. Products with at least
+// kWideColumns columns read B in place (suited to a small A: see gemm.cpp).
 class PackedMatrix {
  public:
-  static constexpr int64_t kPanelRows = 16;
   static constexpr int64_t kWideColumns = 64;
-  // Applied as C is written: + bias[row] (when not null), + sum (when not null: a matrix laid out as C with
-  // C's leading dimension, from the element of C's first; a fused residual), then clamped to [lo, hi] (a
-  // fused Relu or Clip).
-  struct Epilogue {
-    const float* bias = nullptr;
-    const float* sum = nullptr;
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    // The epilogue of the block of C that starts `offset` elements on.
-    Epilogue at(int64_t offset) const {
-      Epilogue e = *this;
-      if (sum != nullptr) e.sum += offset;
-      return e;
-    }
-  };
+  using Epilogue = GemmEpilogue;
   PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda);
   // C (m x n, leading dim ldc) = epilogue(A * B (k x n, leading dim ldb)).
   void multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
@@ -45,17 +33,21 @@ class PackedMatrix {
   void wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
                     const Epilogue& e, float* c, int64_t ldc) const;
   void multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
-  void pack_tiles(const float* b, int64_t ldb, int64_t n, int64_t t0, int64_t t1, int64_t k0, int64_t k1,
-                  float* bp) const;
   int64_t m_, k_;
   std::vector<float> panels_;
 };
 
-// A constant k x n row-major matrix B packed into panels of 16 columns, k-major within a panel (columns past n
+// The epilogue of the block of C that starts `offset` elements on (its sum moves with it).
+inline GemmEpilogue epilogue_at(const GemmEpilogue& e, int64_t offset) {
+  GemmEpilogue moved = e;
+  if (moved.sum != nullptr) moved.sum += offset;
+  return moved;
+}
+
+// A constant k x n row-major matrix B packed into panels of kUnit columns, k-major within a panel (columns past n
 // are zero), for products A * B whose other operand A arrives at run time: the right-hand weights of a MatMul.
 class PackedColumns {
  public:
-  static constexpr int64_t kPanelCols = 16;
   PackedColumns(const float* b, int64_t k, int64_t n, int64_t ldb);
   // C (m x n, leading dim ldc) = A (m x k, leading dim lda) * B, then + bias[column] (when not null) and
   // clamped to [lo, hi].

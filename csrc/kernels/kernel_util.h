@@ -1,4 +1,4 @@
-// Helpers shared by the kernel files: float16 conversion, dtype names and loads/stores, numpy broadcasting
+// Helpers shared by the kernel files: dtype names (the conversions are dtype_convert.h's), numpy broadcasting
 // plans, per-thread scratch memory, the fused epilogue activation and the node-flag wrapper that rounds
 // outputs to float16 values (ROUND_OUTPUTS_FP16, docs/om-format.md §4.4; today applied by the executor).
 #pragma once
@@ -9,56 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/dtype_convert.h"
 #include "kernels/kernel.h"
 
-// Hot loops are compiled for x86-64-v4 (AVX-512), v3 (AVX2/FMA) and baseline; the loader picks the best
-// version for the CPU once (GCC target_clones, an ifunc). The library itself stays baseline x86-64. Not
-// under sanitizers: ifunc resolvers run before the sanitizer runtime is initialised and crash.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
-    !defined(__SANITIZE_ADDRESS__)
-#define ASCENDSIM_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ASCENDSIM_VECTOR_CLONES
-#endif
-
 namespace ascendsim::kernels {
-
-// ---- float16 (IEEE binary16), round to nearest even, overflow to inf --------------------------------
-inline float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    float f = static_cast<float>(mant) * (1.0f / 16777216.0f);  // subnormal: mant * 2^-24
-    return sign ? -f : f;
-  }
-  if (exp == 31) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-inline uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
-  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520 rounds to inf
-  if (a < 0x38800000u) {                                                 // below 2^-14: subnormal or zero
-    float v;
-    std::memcpy(&v, &a, 4);
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(v * 16777216.0f)));
-  }
-  a += 0xfffu + ((a >> 13) & 1u);
-  return static_cast<uint16_t>(sign | ((a - 0x38000000u) >> 13));
-}
-
-inline float round_fp16(float f) { return half_to_float(float_to_half(f)); }
-void round_fp16_inplace(float* data, int64_t n);
 
 // ---- dtypes -----------------------------------------------------------------------------------------
 const char* dtype_name(aclDataType dtype);
@@ -67,13 +21,6 @@ inline bool is_int_dtype(aclDataType d) {
   return d == ACL_INT8 || d == ACL_UINT8 || d == ACL_INT16 || d == ACL_UINT16 || d == ACL_INT32 ||
          d == ACL_UINT32 || d == ACL_INT64 || d == ACL_UINT64 || d == ACL_BOOL;
 }
-// Converts n elements of `dtype` at element offset `offset` with element stride `stride` (0 broadcasts).
-void load_float(aclDataType dtype, const void* base, int64_t offset, int64_t stride, int64_t n, float* dst);
-void load_int(aclDataType dtype, const void* base, int64_t offset, int64_t stride, int64_t n, int64_t* dst);
-void store_float(aclDataType dtype, const float* src, int64_t n, void* base, int64_t offset);
-void store_int(aclDataType dtype, const int64_t* src, int64_t n, void* base, int64_t offset);
-// Reads element i of an integer tensor (index and shape inputs).
-int64_t read_index(aclDataType dtype, const void* base, int64_t i);
 
 // ---- shapes -----------------------------------------------------------------------------------------
 std::string dims_str(const std::vector<int64_t>& dims);

@@ -15,6 +15,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
@@ -36,11 +37,6 @@ void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float
       for (int64_t j = 0; j < inner; ++j) o[j] += b[j];
     }
   }
-}
-
-// row[j] += bias[j] for j < n.
-ASCENDSIM_VECTOR_CLONES void add_vector(float* row, const float* bias, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
 }
 
 class MatMulKernel final : public Kernel {
@@ -107,7 +103,7 @@ class MatMulKernel final : public Kernel {
         parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
             float* row = out + r * n_;
-            if (row_bias != nullptr) add_vector(row, row_bias, n_);
+            if (row_bias != nullptr) row_loops().add(row, row_bias, n_);
             apply_activation(act_, row, n_);
           }
         });

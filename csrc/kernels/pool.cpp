@@ -4,81 +4,16 @@
 // Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
 // onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
 // counts the window clipped to the padded extent (input + end pad), otherwise only the input elements it
-// covers. MaxPool runs tap by tap over whole output rows (vectorized runs, see max_plane). The output shape
-// is the one the compiler computed (ceil_mode included) and is checked here.
+// covers. The planes run tap by tap over whole output rows (vectorized runs, simd/pool_rows.cpp). The output
+// shape is the one the compiler computed (ceil_mode included) and is checked here.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "kernels/kernel_util.h"
+#include "kernels/simd/pool_rows.h"
 #include "kernels/thread_pool.h"
-#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
-
-struct PoolGeometry {
-  int64_t planes = 0, h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  int64_t ph = 0, pw = 0, ph_end = 0, pw_end = 0;
-  bool max = true, include_pad = false;
-};
-
-// Max over one plane, a whole output row at a time: for each tap (i, j) of the window, the output columns
-// whose input column is inside the plane take max(y, x[ih][ow * sw + j * dw - pw]): contiguous (or stride-2)
-// runs that vectorize, instead of a bounds-checked window per output.
-ASCENDSIM_VECTOR_CLONES void max_plane(const PoolGeometry& g, const float* x, float* y) {
-  for (int64_t oh = 0; oh < g.oh; ++oh) {
-    float* yr = y + oh * g.ow;
-    std::fill(yr, yr + g.ow, -std::numeric_limits<float>::infinity());
-    for (int64_t i = 0; i < g.kh; ++i) {
-      int64_t ih = oh * g.sh - g.ph + i * g.dh;
-      if (ih < 0 || ih >= g.h) continue;
-      const float* row = x + ih * g.w;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        int64_t off = j * g.dw - g.pw;  // input column of output column ow: ow * sw + off
-        int64_t lo = std::clamp<int64_t>((-off + g.sw - 1) / g.sw, 0, g.ow);
-        int64_t hi = std::clamp<int64_t>((g.w - off + g.sw - 1) / g.sw, lo, g.ow);
-        if (lo == hi) continue;
-        const float* src = row + lo * g.sw + off;
-        float* dst = yr + lo;
-        int64_t n = hi - lo;
-        if (g.sw == 1) {
-          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k]);
-        } else if (g.sw == 2) {  // whole vectors by a shuffle while their 32 reads stay in the row
-          int64_t k = 0;
-          for (; k + kLanes <= n && lo * g.sw + off + 2 * (k + kLanes) <= g.w; k += kLanes) {
-            v16 taps, out;
-            ASCENDSIM_EVENS16(taps, src + 2 * k);
-            ASCENDSIM_LOAD16(out, dst + k);
-            out = out < taps ? taps : out;  // std::max's choice when either is NaN
-            ASCENDSIM_STORE16(dst + k, out);
-          }
-          for (; k < n; ++k) dst[k] = std::max(dst[k], src[2 * k]);
-        } else {
-          for (int64_t k = 0; k < n; ++k) dst[k] = std::max(dst[k], src[k * g.sw]);
-        }
-      }
-    }
-  }
-}
-
-// Average over one plane (divisor per output as described at the top of the file).
-void average_plane(const PoolGeometry& g, const float* x, float* y) {
-  for (int64_t oh = 0; oh < g.oh; ++oh) {
-    int64_t hs = oh * g.sh - g.ph;
-    for (int64_t ow = 0; ow < g.ow; ++ow) {
-      int64_t ws = ow * g.sw - g.pw;
-      int64_t he = std::min(hs + g.kh, g.h + g.ph_end), we = std::min(ws + g.kw, g.w + g.pw_end);
-      int64_t padded = (he - hs) * (we - ws);
-      int64_t h0 = std::max<int64_t>(hs, 0), h1 = std::min(he, g.h), w0 = std::max<int64_t>(ws, 0), w1 = std::min(we, g.w);
-      float sum = 0.0f;
-      for (int64_t ih = h0; ih < h1; ++ih)
-        for (int64_t iw = w0; iw < w1; ++iw) sum += x[ih * g.w + iw];
-      int64_t count = g.include_pad ? padded : (h1 - h0) * (w1 - w0);
-      y[oh * g.ow + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
-    }
-  }
-}
 
 std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs an input and an output");
@@ -144,14 +79,9 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   return make_lambda_kernel([g, in, od](const void* const* inputs, void* const* outputs) {
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
+    const auto plane = g.max ? pool_rows().max_plane : pool_rows().average_plane;
     parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        if (g.max) {
-          max_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
-        } else {
-          average_plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
-        }
-      }
+      for (int64_t p = p0; p < p1; ++p) plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
   });
@@ -175,18 +105,7 @@ std::unique_ptr<Kernel> make_global_pool(const NodeSpec& spec, std::string* erro
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(planes));
     parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const float* r = x + p * len;
-        if (max) {
-          float m = -std::numeric_limits<float>::infinity();
-          for (int64_t i = 0; i < len; ++i) m = std::max(m, r[i]);
-          y[p] = m;
-        } else {
-          float s = 0.0f;
-          for (int64_t i = 0; i < len; ++i) s += r[i];
-          y[p] = len > 0 ? s / static_cast<float>(len) : 0.0f;
-        }
-      }
+      pool_rows().global_planes(x + p0 * len, p1 - p0, len, max, y + p0);
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, planes, outputs[0], 0);
   });

@@ -3,13 +3,15 @@
 //
 // Each views its input as (outer, axis, inner) blocks: Softmax/LayerNorm normalise over the axis part,
 // BatchNorm/InstanceNorm per channel. Work is split over the outer dim with parallel_for. Float16
-// storage is widened to float32 scratch and narrowed on store; statistics accumulate in double where a
-// whole row is summed (LayerNorm/InstanceNorm variance) to keep long rows accurate.
+// storage is widened to float32 scratch and narrowed on store. The row loops are the active kernel
+// variant's (simd/row_loops.h): the LayerNorm/InstanceNorm statistics sum in vectors of float partial sums
+// added in double, which keeps long rows accurate.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "kernels/kernel_util.h"
+#include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 #include "kernels/vmath.h"
 
@@ -45,23 +47,6 @@ struct FloatOut {
   float* data;
 };
 
-ASCENDSIM_VECTOR_CLONES void softmax_row(const float* x, float* y, int64_t len, bool log) {
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < len; ++i) mx = std::max(mx, x[i]);
-  float sum = 0.0f;
-  if (log) {
-    for (int64_t i = 0; i < len; ++i) y[i] = x[i] - mx;
-    for (int64_t i = 0; i < len; ++i) sum += vexp(y[i]);
-    float lse = std::log(sum);
-    for (int64_t i = 0; i < len; ++i) y[i] -= lse;
-    return;
-  }
-  for (int64_t i = 0; i < len; ++i) y[i] = vexp(x[i] - mx);
-  for (int64_t i = 0; i < len; ++i) sum += y[i];
-  float inv = 1.0f / sum;
-  for (int64_t i = 0; i < len; ++i) y[i] *= inv;
-}
-
 std::unique_ptr<Kernel> make_softmax(const NodeSpec& spec, std::string* error) {
   if (!float_io(spec, error)) return nullptr;
   const auto& dims = spec.inputs[0].dims;
@@ -85,7 +70,7 @@ std::unique_ptr<Kernel> make_softmax(const NodeSpec& spec, std::string* error) {
         const float* xr = x + o * len * inner + j;
         float* yr = y + o * len * inner + j;
         if (inner == 1) {  // contiguous rows: loops the compiler vectorizes (vmath.h's exp)
-          softmax_row(xr, yr, len, log);
+          row_loops().softmax(xr, yr, len, log);
           continue;
         }
         float mx = -std::numeric_limits<float>::infinity();
@@ -134,7 +119,7 @@ std::unique_ptr<Kernel> make_batchnorm(const NodeSpec& spec, std::string* error)
         float shift = params[c + ch] - params[2 * c + ch] * scale;
         const float* xr = x + p * inner;
         float* yr = out.data + p * inner;
-        for (int64_t i = 0; i < inner; ++i) yr[i] = xr[i] * scale + shift;
+        row_loops().affine(xr, yr, inner, scale, shift);
       }
     });
     out.finish();
@@ -186,32 +171,21 @@ std::unique_ptr<Kernel> make_norm(const NodeSpec& spec, std::string* error) {
     FloatOut out(outs[0], outputs[0], 3);
     float* mean_out = outs.size() > 1 ? static_cast<float*>(outputs[1]) : nullptr;
     float* inv_out = outs.size() > 2 ? static_cast<float*>(outputs[2]) : nullptr;
+    const RowLoops& loops = row_loops();
     parallel_for(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * len;
         float* yr = out.data + r * len;
-        double sum = 0;
-        for (int64_t i = 0; i < len; ++i) sum += xr[i];
-        float mean = static_cast<float>(sum / static_cast<double>(std::max<int64_t>(len, 1)));
-        double sq = 0;
-        for (int64_t i = 0; i < len; ++i) {
-          double d = xr[i] - mean;
-          sq += d * d;
-        }
-        float inv = 1.0f / std::sqrt(static_cast<float>(sq / static_cast<double>(std::max<int64_t>(len, 1))) + eps);
+        float mean = 0, inv = 0;
+        loops.moments(xr, len, eps, &mean, &inv);
         if (mean_out) mean_out[r] = mean;
         if (inv_out) inv_out[r] = inv;
         if (layer) {
-          for (int64_t i = 0; i < len; ++i) {
-            float v = (xr[i] - mean) * inv;
-            if (scale) v *= scale[scale_n == 1 ? 0 : i];
-            if (bias) v += bias[bias_n == 1 ? 0 : i];
-            yr[i] = v;
-          }
+          loops.normalize(xr, yr, len, mean, inv, scale, scale_n, bias, bias_n);
         } else {
           int64_t ch = r % channels;
           float s = scale[ch] * inv, b = bias[ch] - mean * s;
-          for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] * s + b;
+          loops.affine(xr, yr, len, s, b);
         }
       }
     });

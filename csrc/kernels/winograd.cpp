@@ -11,19 +11,20 @@
 // Per image, in blocks of tile rows sized so that V and M stay about 2 MiB:
 // 1. the image is copied into zero-padded planes (frame row r = input row r - ph, column c = input column
 //    c - pw), parallel over channels;
-// 2. input transform, parallel over channels: 16 tiles of a tile row at a time, the patch columns j being
-//    the even elements from frame column 2 * tx + j (vec16.h's shuffle), B^T d B in vector adds;
+// 2. input transform, parallel over channels: a vector of tiles of a tile row at a time, the patch columns j
+//    being the even elements from frame column 2 * tx + j, B^T d B in vector adds;
 // 3. the 16 products, parallel over t (each on PackedMatrix's kernels);
 // 4. output transform, parallel over output channels: A^T M A, the bias, the Relu/Clip bounds, and the two
 //    output columns of each tile interleaved back into rows.
-// Rows of V and M are padded to whole vectors past the block's last tile, so every vector store stays in
-// its own row.
+// Rows of V and M are padded to whole 16-float units past the block's last tile, so every vector store stays in
+// its own row. The transforms are the active kernel variant's (simd/winograd_tiles.h).
 #include "kernels/winograd.h"
 
 #include <algorithm>
 
+#include "kernels/layout.h"
+#include "kernels/simd/winograd_tiles.h"
 #include "kernels/thread_pool.h"
-#include "kernels/vec16.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -31,102 +32,6 @@ namespace {
 constexpr int64_t kPositions = 16;               // of a 4x4 transformed tile
 constexpr int64_t kBlockFloats = int64_t{1} << 19;  // V + M of one block of tile rows (2 MiB)
 constexpr int64_t kMinChannels = 16;             // fewer: the transforms cost more than they save
-
-struct Layout {  // the padded frame of one channel
-  int64_t rows, pitch, plane;
-};
-
-// Frame plane of one channel: padded rows 0 .. l.rows - 1, zero outside the input.
-ASCENDSIM_VECTOR_CLONES void pad_plane(const ConvGeometry& g, const Layout& l, const float* in, float* frame) {
-  for (int64_t r = 0; r < l.rows; ++r) {
-    float* row = frame + r * l.pitch;
-    const int64_t ih = r - g.ph;
-    if (ih < 0 || ih >= g.h) {
-      for (int64_t c = 0; c < l.pitch; ++c) row[c] = 0.0f;
-      continue;
-    }
-    const float* src = in + ih * g.w;
-    for (int64_t c = 0; c < g.pw; ++c) row[c] = 0.0f;
-    for (int64_t c = 0; c < g.w; ++c) row[g.pw + c] = src[c];
-    for (int64_t c = g.pw + g.w; c < l.pitch; ++c) row[c] = 0.0f;
-  }
-}
-
-// V_t[c][(ty - ty0) * tiles_w + tx] for the block's tile rows [ty0, ty1) of one channel's frame.
-ASCENDSIM_VECTOR_CLONES void transform_input(const Layout& l, int64_t tiles_w, int64_t ty0, int64_t ty1,
-                                             const float* frame, float* v, int64_t v_stride) {
-  for (int64_t ty = ty0; ty < ty1; ++ty) {
-    for (int64_t tx0 = 0; tx0 < tiles_w; tx0 += kLanes) {
-      v16 w[4][4];  // d B, row by row
-      for (int64_t r = 0; r < 4; ++r) {
-        const float* p = frame + (2 * ty + r) * l.pitch + 2 * tx0;
-        v16 d0, d1, d2, d3;
-        ASCENDSIM_EVENS16(d0, p);
-        ASCENDSIM_EVENS16(d1, p + 1);
-        ASCENDSIM_EVENS16(d2, p + 2);
-        ASCENDSIM_EVENS16(d3, p + 3);
-        w[r][0] = d0 - d2;
-        w[r][1] = d1 + d2;
-        w[r][2] = d2 - d1;
-        w[r][3] = d1 - d3;
-      }
-      float* dst = v + (ty - ty0) * tiles_w + tx0;
-      for (int64_t j = 0; j < 4; ++j) {  // B^T (d B), column by column
-        const v16 t0 = w[0][j] - w[2][j], t1 = w[1][j] + w[2][j], t2 = w[2][j] - w[1][j], t3 = w[1][j] - w[3][j];
-        ASCENDSIM_STORE16(dst + (0 * 4 + j) * v_stride, t0);
-        ASCENDSIM_STORE16(dst + (1 * 4 + j) * v_stride, t1);
-        ASCENDSIM_STORE16(dst + (2 * 4 + j) * v_stride, t2);
-        ASCENDSIM_STORE16(dst + (3 * 4 + j) * v_stride, t3);
-      }
-    }
-  }
-}
-
-// Output plane rows of the block's tile rows [ty0, ty1) for one output channel, from M_t[m] (stride
-// m_stride between positions t).
-ASCENDSIM_VECTOR_CLONES void transform_output(const ConvGeometry& g, int64_t tiles_w, int64_t ty0, int64_t ty1,
-                                              const float* mt, int64_t m_stride, float bias, float lo, float hi,
-                                              float* out) {
-  const v16 vlo = v16{} + lo, vhi = v16{} + hi;
-  for (int64_t ty = ty0; ty < ty1; ++ty) {
-    for (int64_t tx0 = 0; tx0 < tiles_w; tx0 += kLanes) {
-      const float* src = mt + (ty - ty0) * tiles_w + tx0;
-      v16 u[4][2];  // M A, row by row
-      for (int64_t r = 0; r < 4; ++r) {
-        v16 m0, m1, m2, m3;
-        ASCENDSIM_LOAD16(m0, src + (r * 4 + 0) * m_stride);
-        ASCENDSIM_LOAD16(m1, src + (r * 4 + 1) * m_stride);
-        ASCENDSIM_LOAD16(m2, src + (r * 4 + 2) * m_stride);
-        ASCENDSIM_LOAD16(m3, src + (r * 4 + 3) * m_stride);
-        u[r][0] = m0 + m1 + m2;
-        u[r][1] = m1 - m2 - m3;
-      }
-      for (int64_t i = 0; i < 2; ++i) {  // output row 2 * ty + i = (A^T (M A))[i]
-        const int64_t oh = 2 * ty + i;
-        if (oh >= g.oh) break;
-        v16 y0 = (i == 0 ? u[0][0] + u[1][0] + u[2][0] : u[1][0] - u[2][0] - u[3][0]) + bias;
-        v16 y1 = (i == 0 ? u[0][1] + u[1][1] + u[2][1] : u[1][1] - u[2][1] - u[3][1]) + bias;
-        y0 = y0 < vlo ? vlo : y0;
-        y0 = y0 > vhi ? vhi : y0;
-        y1 = y1 < vlo ? vlo : y1;
-        y1 = y1 > vhi ? vhi : y1;
-        const v16 first = __builtin_shuffle(y0, y1, i16{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
-        const v16 second = __builtin_shuffle(y0, y1, i16{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
-        float* dst = out + oh * g.ow + 2 * tx0;
-        // (Not past the row: its next tile block, or the other output row of these tiles, may be written.)
-        if (2 * tx0 + 2 * kLanes <= g.ow) {
-          ASCENDSIM_STORE16(dst, first);
-          ASCENDSIM_STORE16(dst + kLanes, second);
-        } else {
-          float both[2 * kLanes];
-          ASCENDSIM_STORE16(both, first);
-          ASCENDSIM_STORE16(both + kLanes, second);
-          for (int64_t j = 0; j < g.ow - 2 * tx0; ++j) dst[j] = both[j];
-        }
-      }
-    }
-  }
-}
 
 }  // namespace
 
@@ -160,28 +65,29 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
 
 void WinogradConv::run(const float* x, const float* bias, const Activation& act, float* out) const {
   const ConvGeometry& g = g_;
-  Layout l{};
+  const WinogradTiles& tiles_of = winograd_tiles();
+  WinogradFrame l{};
   l.rows = 2 * tiles_h_ + 2;
   // Room for the last vector's reads: 32 floats from column 2 * tx0 + 3.
-  l.pitch = std::max(g.w + 2 * g.pw, 2 * ((tiles_w_ + kLanes - 1) / kLanes * kLanes) + 4);
+  l.pitch = std::max(g.w + 2 * g.pw, 2 * ((tiles_w_ + kUnit - 1) / kUnit * kUnit) + 4);
   l.plane = l.rows * l.pitch;
   float lo = 0, hi = 0;
   const bool fused = activation_bounds(act, &lo, &hi);
   const int64_t block_rows = rows_per_block_, plane = g.oh * g.ow;
-  const int64_t ld = (block_rows - 1) * tiles_w_ + (tiles_w_ + kLanes - 1) / kLanes * kLanes;
-  float* frame = scratch_floats(9, static_cast<size_t>(g.c * l.plane + 2 * kLanes));
+  const int64_t ld = (block_rows - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit;
+  float* frame = scratch_floats(9, static_cast<size_t>(g.c * l.plane + 2 * kUnit));
   float* v = scratch_floats(10, static_cast<size_t>(kPositions * g.c * ld));
   float* mt = scratch_floats(11, static_cast<size_t>(kPositions * g.m * ld));
   for (int64_t n = 0; n < g.n; ++n) {
     const float* image = x + n * g.c * g.h * g.w;
     float* dst = out + n * g.m * plane;
     parallel_for(g.c, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) pad_plane(g, l, image + c * g.h * g.w, frame + c * l.plane);
+      for (int64_t c = c0; c < c1; ++c) tiles_of.pad_plane(g, l, image + c * g.h * g.w, frame + c * l.plane);
     });
     for (int64_t ty0 = 0; ty0 < tiles_h_; ty0 += block_rows) {
       const int64_t ty1 = std::min(tiles_h_, ty0 + block_rows), tiles = (ty1 - ty0) * tiles_w_;
       parallel_for(g.c, 1, [&](int64_t c0, int64_t c1) {
-        for (int64_t c = c0; c < c1; ++c) transform_input(l, tiles_w_, ty0, ty1, frame + c * l.plane, v + c * ld, g.c * ld);
+        for (int64_t c = c0; c < c1; ++c) tiles_of.input(l, tiles_w_, ty0, ty1, frame + c * l.plane, v + c * ld, g.c * ld);
       });
       parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t)
@@ -189,7 +95,7 @@ void WinogradConv::run(const float* x, const float* bias, const Activation& act,
       });
       parallel_for(g.m, 1, [&](int64_t m0, int64_t m1) {
         for (int64_t m = m0; m < m1; ++m)
-          transform_output(g, tiles_w_, ty0, ty1, mt + m * ld, g.m * ld, bias != nullptr ? bias[m] : 0.0f, lo, hi,
+          tiles_of.output(g, tiles_w_, ty0, ty1, mt + m * ld, g.m * ld, bias != nullptr ? bias[m] : 0.0f, lo, hi,
                            dst + m * plane);
       });
     }

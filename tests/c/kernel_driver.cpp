@@ -1,5 +1,6 @@
 // Runs one kernel from the registry on tensors in files, for tests/model/test_kernels.py (before the model
-// executor exists the kernels are tested this way). Usage: kernel_driver case.json
+// executor exists the kernels are tested this way). Usage: kernel_driver case.json, with the kernel variant
+// ASCENDSIM_ISA names (refused unless it is the one that runs); kernel_driver --variants lists those this CPU runs.
 // case.json: {"op", "domain", "flags", "attrs": {name: {"t": type, "v": value}}, "inputs": [null |
 // {"dtype", "dims", "file", "constant"}], "outputs": [{"dtype", "dims", "file"}], "inplace": [out, in]}.
 // Prints "OK" or "REFUSED: <message>". Every input and output ends where an inaccessible page begins
@@ -16,6 +17,7 @@
 #include <sstream>
 
 #include "core/json.h"
+#include "kernels/isa.h"
 #include "kernels/kernel.h"
 
 using namespace ascendsim;
@@ -102,6 +104,14 @@ static std::vector<char> read_file(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
+  if (std::string(argv[1]) == "--variants") {
+    for (const std::string& name : runnable_isas()) std::cout << name << "\n";
+    return 0;
+  }
+  if (const char* wanted = std::getenv("ASCENDSIM_ISA"); wanted != nullptr && std::string(wanted) != active_isa_name()) {
+    std::cout << "BAD VARIANT: ASCENDSIM_ISA=" << wanted << " but " << active_isa_name() << " runs\n";
+    return 2;
+  }
   std::stringstream text;
   text << std::ifstream(argv[1]).rdbuf();
   JsonValue root;

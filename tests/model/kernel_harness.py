@@ -1,19 +1,24 @@
 """Runs single kernels of libascendcl's registry through tests/c/kernel_driver.cpp, built once per source
-version from csrc/kernels/*.cpp (the kernels are not exported): numpy makes the inputs, the driver writes
-the outputs, the tests compare with numpy/onnxruntime."""
+version from csrc/kernels/*.cpp and the kernel variants of csrc/kernels/simd (the kernels are not exported):
+numpy makes the inputs, the driver writes the outputs, the tests compare with numpy/onnxruntime. A Driver runs
+one kernel variant (ASCENDSIM_ISA); the `driver` fixture (conftest.py) gives each variant this CPU runs."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kernel_build import OPTIMIZED, cached_variant_objects, sources_digest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [ROOT / "csrc" / "core" / "json.cpp", *sorted((ROOT / "csrc" / "kernels").glob("*.cpp"))]
+SOURCES = [ROOT / "csrc" / "core" / "json.cpp", ROOT / "csrc" / "core" / "log.cpp",
+           *sorted((ROOT / "csrc" / "kernels").glob("*.cpp"))]
 DRIVER = ROOT / "tests" / "c" / "kernel_driver.cpp"
 ACL = {np.dtype("float32"): 0, np.dtype("float16"): 1, np.dtype("int8"): 2, np.dtype("int32"): 3,
        np.dtype("uint8"): 4, np.dtype("int16"): 6, np.dtype("uint16"): 7, np.dtype("uint32"): 8,
@@ -25,25 +30,38 @@ class Refused(Exception):
     """The kernel factory refused the node; the message is the factory's."""
 
 
+@dataclass(frozen=True)
+class Driver:
+    """The kernel driver program, run with kernel variant `isa`."""
+    program: Path
+    isa: str
+
+
 def build_driver(cache: Path) -> Path:
     import scipy_openblas32
 
-    digest = hashlib.sha256()
-    for path in [DRIVER, *SOURCES, *sorted((ROOT / "csrc" / "kernels").glob("*.h"))]:
+    digest = hashlib.sha256(sources_digest().encode())
+    for path in [DRIVER, *SOURCES]:
         digest.update(path.read_bytes())
     program = cache / f"kernel_driver_{digest.hexdigest()[:16]}"
     if program.exists():
         return program
-    cache.mkdir(parents=True, exist_ok=True)
+    objects = cached_variant_objects(cache, OPTIMIZED)
     lib = scipy_openblas32.get_lib_dir()
-    command = ["g++", "-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror",
+    command = ["g++", "-std=c++17", "-fno-math-errno", *OPTIMIZED,
                f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", f"-isystem{scipy_openblas32.get_include_dir()}",
-               str(DRIVER), *map(str, SOURCES), "-o", str(program) + ".tmp", f"-L{lib}", "-lscipy_openblas",
-               f"-Wl,-rpath,{lib}", "-lpthread"]
+               str(DRIVER), *map(str, SOURCES), *map(str, objects), "-o", str(program) + ".tmp", f"-L{lib}",
+               "-lscipy_openblas", f"-Wl,-rpath,{lib}", "-lpthread"]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
     assert built.returncode == 0, f"compile failed:\n{' '.join(command)}\n{built.stderr}"
     Path(str(program) + ".tmp").rename(program)
     return program
+
+
+def runnable_variants(program: Path) -> list[str]:
+    """The kernel variants this CPU runs, lowest first (the driver asks kernels/isa.cpp)."""
+    listed = subprocess.run([str(program), "--variants"], capture_output=True, text=True, check=True)
+    return listed.stdout.split()
 
 
 def attr_json(value: Any) -> dict[str, Any]:  # noqa: PLR0911
@@ -68,7 +86,7 @@ def attr_json(value: Any) -> dict[str, Any]:  # noqa: PLR0911
     return {"t": "floats", "v": [float(v) for v in items]}
 
 
-def run_kernel(driver: Path, work: Path, op: str, inputs: list[np.ndarray | None], outputs: list[tuple[Any, tuple]], *,
+def run_kernel(driver: Driver, work: Path, op: str, inputs: list[np.ndarray | None], outputs: list[tuple[Any, tuple]], *,
                attrs: dict[str, Any] | None = None, domain: str = "", flags: int = 0,
                inplace: tuple[int, int] | None = None, constant: tuple[int, ...] = ()) -> list[np.ndarray]:
     """Runs `op` on `inputs`; `outputs` gives (dtype, shape) per output. Raises Refused."""
@@ -90,8 +108,8 @@ def run_kernel(driver: Path, work: Path, op: str, inputs: list[np.ndarray | None
     if inplace is not None:
         case["inplace"] = list(inplace)
     (work / "case.json").write_text(json.dumps(case))
-    result = subprocess.run([str(driver), str(work / "case.json")], capture_output=True, text=True, timeout=120,
-                            check=False)
+    result = subprocess.run([str(driver.program), str(work / "case.json")], capture_output=True, text=True,
+                            timeout=120, check=False, env={**os.environ, "ASCENDSIM_ISA": driver.isa})
     assert result.returncode == 0, result.stdout + result.stderr
     if result.stdout.startswith("REFUSED"):
         raise Refused(result.stdout.strip())

@@ -10,15 +10,10 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from kernel_harness import Refused, build_driver, run_kernel
+from kernel_harness import Driver, Refused, run_kernel
 from onnx import TensorProto, helper
 
 RNG = np.random.default_rng(11)
-
-
-@pytest.fixture(scope="module")
-def driver() -> Path:
-    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
 
 
 def ort_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, **attrs) -> np.ndarray:
@@ -37,14 +32,14 @@ def ort_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, **attrs) -> np.
 
 @pytest.mark.parametrize(("a", "b"), [((5, 7), (7, 3)), ((2, 3, 5, 7), (7, 4)), ((2, 1, 5, 7), (3, 7, 4)),
                                       ((7,), (7, 4)), ((3, 5, 7), (7,)), ((4, 6, 0), (0, 3)), ((1, 64, 96), (96, 80))])
-def test_matmul(driver: Path, tmp_path: Path, a: tuple, b: tuple) -> None:
+def test_matmul(driver: Driver, tmp_path: Path, a: tuple, b: tuple) -> None:
     x, y = RNG.standard_normal(a).astype(np.float32), RNG.standard_normal(b).astype(np.float32)
     want = np.matmul(x, y)
     got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_matmul_fused_bias_activation(driver: Path, tmp_path: Path) -> None:
+def test_matmul_fused_bias_activation(driver: Driver, tmp_path: Path) -> None:
     x, y = RNG.standard_normal((2, 6, 16)).astype(np.float32), RNG.standard_normal((16, 10)).astype(np.float32)
     bias = RNG.standard_normal(10).astype(np.float32)
     got = run_kernel(driver, tmp_path, "MatMul", [x, y, bias], [(np.float32, (2, 6, 10))],
@@ -52,7 +47,7 @@ def test_matmul_fused_bias_activation(driver: Path, tmp_path: Path) -> None:
     np.testing.assert_allclose(got, np.maximum(x @ y + bias, 0), rtol=1e-4, atol=1e-5)
 
 
-def test_matmul_fp16_storage_and_rounding(driver: Path, tmp_path: Path) -> None:
+def test_matmul_fp16_storage_and_rounding(driver: Driver, tmp_path: Path) -> None:
     x, y = RNG.standard_normal((8, 32)).astype(np.float16), RNG.standard_normal((32, 8)).astype(np.float16)
     got = run_kernel(driver, tmp_path / "h", "MatMul", [x, y], [(np.float16, (8, 8))])[0]
     np.testing.assert_allclose(got.astype(np.float32), (x.astype(np.float32) @ y.astype(np.float32)), rtol=2e-3, atol=2e-2)
@@ -64,7 +59,7 @@ def test_matmul_fp16_storage_and_rounding(driver: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("ta", "tb"), [(0, 0), (1, 0), (0, 1), (1, 1)])
 @pytest.mark.parametrize("c_shape", [None, (6,), (4, 1), (4, 6), ()])
-def test_gemm(driver: Path, tmp_path: Path, ta: int, tb: int, c_shape: tuple | None) -> None:
+def test_gemm(driver: Driver, tmp_path: Path, ta: int, tb: int, c_shape: tuple | None) -> None:
     a = RNG.standard_normal((9, 4) if ta else (4, 9)).astype(np.float32)
     b = RNG.standard_normal((6, 9) if tb else (9, 6)).astype(np.float32)
     c = None if c_shape is None else RNG.standard_normal(c_shape).astype(np.float32)
@@ -90,7 +85,7 @@ CONVS = [
 
 @pytest.mark.parametrize("case", range(len(CONVS)))
 @pytest.mark.parametrize("bias", [False, True])
-def test_conv(driver: Path, tmp_path: Path, case: int, bias: bool) -> None:
+def test_conv(driver: Driver, tmp_path: Path, case: int, bias: bool) -> None:
     spec = dict(CONVS[case])
     x = RNG.standard_normal(spec.pop("x")).astype(np.float32)
     w = RNG.standard_normal(spec.pop("w")).astype(np.float32)
@@ -103,7 +98,7 @@ def test_conv(driver: Path, tmp_path: Path, case: int, bias: bool) -> None:
 
 @pytest.mark.parametrize("activation", ["Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "Silu", "HardSwish",
                                         "HardSigmoid", "LeakyRelu", "Elu"])
-def test_conv_epilogue(driver: Path, tmp_path: Path, activation: str) -> None:
+def test_conv_epilogue(driver: Driver, tmp_path: Path, activation: str) -> None:
     x = RNG.standard_normal((1, 3, 8, 8)).astype(np.float32)
     w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
     b = RNG.standard_normal(4).astype(np.float32)
@@ -124,7 +119,7 @@ def test_conv_epilogue(driver: Path, tmp_path: Path, activation: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_conv_fp16(driver: Path, tmp_path: Path) -> None:
+def test_conv_fp16(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((1, 4, 9, 9)).astype(np.float16)
     w = RNG.standard_normal((4, 4, 3, 3)).astype(np.float16)
     want = ort_conv(x.astype(np.float32), w.astype(np.float32), None)
@@ -132,7 +127,7 @@ def test_conv_fp16(driver: Path, tmp_path: Path) -> None:
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=3e-3, atol=3e-2)
 
 
-def test_refusals(driver: Path, tmp_path: Path) -> None:
+def test_refusals(driver: Driver, tmp_path: Path) -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(Refused, match="inner dimensions"):
         run_kernel(driver, tmp_path, "MatMul", [x, np.ones((4, 2), np.float32)], [(np.float32, (2, 2))])
@@ -157,7 +152,7 @@ CONV_TRANSPOSES = [
 
 
 @pytest.mark.parametrize("case", range(len(CONV_TRANSPOSES)))
-def test_conv_transpose(driver: Path, tmp_path: Path, case: int) -> None:
+def test_conv_transpose(driver: Driver, tmp_path: Path, case: int) -> None:
     spec = dict(CONV_TRANSPOSES[case])
     x = RNG.standard_normal(spec.pop("x")).astype(np.float32)
     w = RNG.standard_normal(spec.pop("w")).astype(np.float32)

@@ -9,18 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from kernel_harness import Refused, build_driver, run_kernel
+from kernel_harness import Driver, Refused, run_kernel
 
 RNG = np.random.default_rng(7)
 ERF = np.vectorize(math.erf)
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
-
-
-def run(driver: Path, tmp_path: Path, op: str, inputs: list, out_dtype, out_shape, **kw) -> np.ndarray:  # noqa: PLR0917
+def run(driver: Driver, tmp_path: Path, op: str, inputs: list, out_dtype, out_shape, **kw) -> np.ndarray:  # noqa: PLR0917
     return run_kernel(driver, tmp_path, op, inputs, [(out_dtype, out_shape)], **kw)[0]
 
 
@@ -47,7 +42,7 @@ UNARY = {
 
 @pytest.mark.parametrize("op", sorted(UNARY))
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_unary(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
+def test_unary(driver: Driver, tmp_path: Path, op: str, dtype: str) -> None:
     fn, domain, attrs = UNARY[op]
     x = RNG.standard_normal((3, 5, 67)).astype(np.float32) * 3
     if domain == "pos":
@@ -59,7 +54,7 @@ def test_unary(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
 
 
-def test_gelu_tanh(driver: Path, tmp_path: Path) -> None:
+def test_gelu_tanh(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal(1000).astype(np.float32)
     got = run(driver, tmp_path, "Gelu", [x], np.float32, x.shape, attrs={"approximate": "tanh"})
     want = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
@@ -73,7 +68,7 @@ BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divid
 @pytest.mark.parametrize("op", sorted(BINARY))
 @pytest.mark.parametrize("shapes", [((2, 3, 4, 5), (2, 3, 4, 5)), ((2, 3, 4, 5), (3, 1, 1)), ((4, 1), (1, 700)),
                                     ((), (3, 2)), ((1, 3, 1), (2, 1, 5)), ((0, 3), (1, 3))])
-def test_binary_broadcast(driver: Path, tmp_path: Path, op: str, shapes: tuple) -> None:
+def test_binary_broadcast(driver: Driver, tmp_path: Path, op: str, shapes: tuple) -> None:
     a = RNG.uniform(0.5, 2, shapes[0]).astype(np.float32)
     b = RNG.uniform(-2, 2, shapes[1]).astype(np.float32)
     want = BINARY[op](a, b)
@@ -81,7 +76,7 @@ def test_binary_broadcast(driver: Path, tmp_path: Path, op: str, shapes: tuple) 
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_variadic_max_min(driver: Path, tmp_path: Path) -> None:
+def test_variadic_max_min(driver: Driver, tmp_path: Path) -> None:
     xs = [RNG.standard_normal(s).astype(np.float32) for s in [(2, 3), (3,), (1, 1), (2, 1)]]
     got = run(driver, tmp_path, "Max", xs, np.float32, (2, 3))
     np.testing.assert_array_equal(got, np.maximum.reduce(np.broadcast_arrays(*xs)))
@@ -90,7 +85,7 @@ def test_variadic_max_min(driver: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
-def test_integer_arithmetic(driver: Path, tmp_path: Path, dtype: str) -> None:
+def test_integer_arithmetic(driver: Driver, tmp_path: Path, dtype: str) -> None:
     a = RNG.integers(-50, 50, (4, 6)).astype(dtype)
     b = RNG.integers(1, 9, (6,)).astype(dtype) * np.where(RNG.random(6) < 0.5, -1, 1).astype(dtype)
     for op, want in [("Add", a + b), ("Sub", a - b), ("Mul", a * b), ("Div", np.trunc(a / b).astype(dtype)),
@@ -104,7 +99,7 @@ def test_integer_arithmetic(driver: Path, tmp_path: Path, dtype: str) -> None:
     run(driver, tmp_path / "zero", "Div", [a, zero], dtype, (4, 6))  # no crash on division by zero
 
 
-def test_float_mod_and_prelu(driver: Path, tmp_path: Path) -> None:
+def test_float_mod_and_prelu(driver: Driver, tmp_path: Path) -> None:
     a = RNG.uniform(-5, 5, (3, 7)).astype(np.float32)
     b = RNG.uniform(0.5, 2, (7,)).astype(np.float32)
     np.testing.assert_allclose(run(driver, tmp_path, "Mod", [a, b], np.float32, a.shape, attrs={"fmod": 1}),
@@ -115,7 +110,7 @@ def test_float_mod_and_prelu(driver: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
-def test_comparisons_and_where(driver: Path, tmp_path: Path, dtype: str) -> None:
+def test_comparisons_and_where(driver: Driver, tmp_path: Path, dtype: str) -> None:
     a = RNG.integers(-3, 3, (4, 5)).astype(dtype)
     b = RNG.integers(-3, 3, (5,)).astype(dtype)
     for op, fn in [("Equal", np.equal), ("Greater", np.greater), ("Less", np.less),
@@ -127,14 +122,14 @@ def test_comparisons_and_where(driver: Path, tmp_path: Path, dtype: str) -> None
     np.testing.assert_array_equal(got, np.where(cond, a, b))
 
 
-def test_logic(driver: Path, tmp_path: Path) -> None:
+def test_logic(driver: Driver, tmp_path: Path) -> None:
     a, b = RNG.random((3, 4)) < 0.5, RNG.random((4,)) < 0.5
     for op, fn in [("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)]:
         np.testing.assert_array_equal(run(driver, tmp_path / op, op, [a, b], np.bool_, (3, 4)), fn(a, b))
     np.testing.assert_array_equal(run(driver, tmp_path / "not", "Not", [a], np.bool_, (3, 4)), ~a)
 
 
-def test_clip(driver: Path, tmp_path: Path) -> None:
+def test_clip(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((5, 9)).astype(np.float32) * 4
     lo, hi = np.array(-1, np.float32), np.array([2.5], np.float32)
     np.testing.assert_array_equal(run(driver, tmp_path / "a", "Clip", [x, lo, hi], np.float32, x.shape), np.clip(x, -1, 2.5))
@@ -150,7 +145,7 @@ def test_clip(driver: Path, tmp_path: Path) -> None:
                                           ("int64", "float32"), ("float32", "bool"), ("int64", "int32"),
                                           ("bool", "float32"), ("int32", "int64"), ("float32", "uint8"),
                                           ("int64", "int8"), ("float32", "int64")])
-def test_cast(driver: Path, tmp_path: Path, src: str, dst: str) -> None:
+def test_cast(driver: Driver, tmp_path: Path, src: str, dst: str) -> None:
     x = (RNG.standard_normal(300) * 50).astype(src) if src != "bool" else RNG.random(300) < 0.5
     if dst == "uint8":
         x = np.abs(x)
@@ -171,7 +166,7 @@ def fused_reference(x: np.ndarray, s: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("inplace", [False, True])
-def test_fused_elementwise(driver: Path, tmp_path: Path, inplace: bool) -> None:
+def test_fused_elementwise(driver: Driver, tmp_path: Path, inplace: bool) -> None:
     x = RNG.standard_normal((2, 8, 33, 35)).astype(np.float32)
     s = RNG.standard_normal((8, 1, 1)).astype(np.float32)
     b = RNG.standard_normal((1, 8, 1, 1)).astype(np.float32)
@@ -180,7 +175,7 @@ def test_fused_elementwise(driver: Path, tmp_path: Path, inplace: bool) -> None:
     np.testing.assert_allclose(got, fused_reference(x, s, b), rtol=1e-5, atol=1e-6)
 
 
-def test_fused_mixed_kinds(driver: Path, tmp_path: Path) -> None:
+def test_fused_mixed_kinds(driver: Driver, tmp_path: Path) -> None:
     """Greater -> Where -> Cast: bool and int64 slots inside one program."""
     x = RNG.standard_normal((4, 50)).astype(np.float32)
     y = RNG.integers(-5, 5, (50,)).astype(np.int64)
@@ -192,14 +187,14 @@ def test_fused_mixed_kinds(driver: Path, tmp_path: Path) -> None:
     np.testing.assert_array_equal(got, np.where(xi > y, xi, y).astype(np.float32))
 
 
-def test_inplace_binary(driver: Path, tmp_path: Path) -> None:
+def test_inplace_binary(driver: Driver, tmp_path: Path) -> None:
     a = RNG.standard_normal((3, 1000)).astype(np.float32)
     b = RNG.standard_normal((1000,)).astype(np.float32)
     got = run(driver, tmp_path, "Add", [a, b], np.float32, a.shape, inplace=(0, 0))
     np.testing.assert_array_equal(got, a + b)
 
 
-def test_large_parallel(driver: Path, tmp_path: Path) -> None:
+def test_large_parallel(driver: Driver, tmp_path: Path) -> None:
     a = RNG.standard_normal((64, 3, 1031)).astype(np.float32)
     b = RNG.standard_normal((64, 1, 1031)).astype(np.float32)
     np.testing.assert_allclose(run(driver, tmp_path, "Mul", [a, b], np.float32, a.shape), a * b, rtol=1e-6)
@@ -215,14 +210,14 @@ def test_large_parallel(driver: Path, tmp_path: Path) -> None:
     ("Clip", [np.ones(3, np.float32), np.ones(2, np.float32)], {}, ("float32", (3,)), "scalars"),
     ("And", [np.ones(3, np.float32), np.ones(3, np.float32)], {}, ("float32", (3,)), "bool"),
 ])
-def test_refusals(driver: Path, tmp_path: Path, op: str, inputs: list, attrs: dict, out: tuple,  # noqa: PLR0917
+def test_refusals(driver: Driver, tmp_path: Path, op: str, inputs: list, attrs: dict, out: tuple,  # noqa: PLR0917
                   message: str) -> None:
     with pytest.raises(Refused, match=message) as info:
         run(driver, tmp_path, op, inputs, out[0], out[1], attrs=attrs)
     assert op in str(info.value)
 
 
-def test_fused_refusals(driver: Path, tmp_path: Path) -> None:
+def test_fused_refusals(driver: Driver, tmp_path: Path) -> None:
     x = np.ones(3, np.float32)
     with pytest.raises(Refused, match="program"):
         run(driver, tmp_path, "FusedElementwise", [x], np.float32, (3,), domain="ascendsim")

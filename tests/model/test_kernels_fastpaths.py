@@ -17,17 +17,12 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import pytest
-from kernel_harness import Refused, build_driver, run_kernel
+from kernel_harness import Driver, Refused, run_kernel
 from onnx import TensorProto, helper
 from test_kernels_cube import ort_conv
 
 RNG = np.random.default_rng(23)
 THREADS = ["1", "2"]
-
-
-@pytest.fixture(scope="module")
-def driver() -> Path:
-    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
 
 
 @pytest.fixture(params=THREADS)
@@ -42,7 +37,7 @@ def normal(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
 
 @pytest.mark.parametrize("shape", [(1, 16), (1,), (17,), (3, 511), (2, 513), (64, 1031)])
 @pytest.mark.parametrize("inplace", [False, True])
-def test_add_direct(driver: Path, tmp_path: Path, threads: str, shape: tuple[int, ...], inplace: bool) -> None:
+def test_add_direct(driver: Driver, tmp_path: Path, threads: str, shape: tuple[int, ...], inplace: bool) -> None:
     a, b = normal(shape), normal(shape)
     got = run_kernel(driver, tmp_path, "Add", [a, b], [(np.float32, shape)], inplace=(0, 0) if inplace else None)[0]
     np.testing.assert_array_equal(got, a + b)
@@ -53,7 +48,7 @@ BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divid
 
 @pytest.mark.parametrize("op", sorted(BINARY))
 @pytest.mark.parametrize("shapes", [((1, 4), (1, 4)), ((33,), (33,)), ((), (2, 9)), ((1, 40), (1, 1))])
-def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, shapes: tuple) -> None:
+def test_binary_direct(driver: Driver, tmp_path: Path, threads: str, op: str, shapes: tuple) -> None:
     """The small one-op path (binary_direct) on equal shapes, and beside it a broadcast scalar on either side
     (the block loop); a zero divisor."""
     a, b = normal(shapes[0]), normal(shapes[1])
@@ -64,7 +59,7 @@ def test_binary_direct(driver: Path, tmp_path: Path, threads: str, op: str, shap
     np.testing.assert_array_equal(got, want)
 
 
-def test_binary_direct_same_input(driver: Path, tmp_path: Path, threads: str) -> None:
+def test_binary_direct_same_input(driver: Driver, tmp_path: Path, threads: str) -> None:
     """Both operands the same slot (x * x), written in place."""
     x = normal((3, 5))
     program = [{"op": "Mul", "inputs": [0, 0], "attrs": {}}]
@@ -74,7 +69,7 @@ def test_binary_direct_same_input(driver: Path, tmp_path: Path, threads: str) ->
 
 
 @pytest.mark.parametrize(("a_shape", "b_shape"), [((1, 16), ()), ((5, 1), (1, 700)), ((3, 600), (600,))])
-def test_broadcast_mixed(driver: Path, tmp_path: Path, threads: str, a_shape: tuple, b_shape: tuple) -> None:
+def test_broadcast_mixed(driver: Driver, tmp_path: Path, threads: str, a_shape: tuple, b_shape: tuple) -> None:
     """A broadcast (stride 0) operand goes through scratch while the other is read in place."""
     a, b = normal(a_shape), normal(b_shape)
     want = a * b
@@ -83,7 +78,7 @@ def test_broadcast_mixed(driver: Path, tmp_path: Path, threads: str, a_shape: tu
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.int32, np.int64])
-def test_sub_storage_kinds(driver: Path, tmp_path: Path, threads: str, dtype: type) -> None:
+def test_sub_storage_kinds(driver: Driver, tmp_path: Path, threads: str, dtype: type) -> None:
     """float16 (converted slots and store), int32 (converted), int64 (direct)."""
     a = (RNG.standard_normal((7, 300)) * 100).astype(dtype)
     b = (RNG.standard_normal((7, 300)) * 100).astype(dtype)
@@ -92,7 +87,7 @@ def test_sub_storage_kinds(driver: Path, tmp_path: Path, threads: str, dtype: ty
 
 
 @pytest.mark.parametrize("n", [5, 1500])
-def test_fused_inplace_multistep(driver: Path, tmp_path: Path, threads: str, n: int) -> None:
+def test_fused_inplace_multistep(driver: Driver, tmp_path: Path, threads: str, n: int) -> None:
     """Intermediate steps in scratch, the last one straight into the output, which aliases input 0."""
     x, y = normal((2, n)), normal((n,))
     program = [{"op": "Mul", "inputs": [0, 1], "attrs": {}}, {"op": "Relu", "inputs": [2], "attrs": {}},
@@ -102,13 +97,13 @@ def test_fused_inplace_multistep(driver: Path, tmp_path: Path, threads: str, n: 
     np.testing.assert_allclose(got, np.maximum(x * y, 0) - x, rtol=1e-6, atol=1e-7)
 
 
-def test_cast_to_int64_direct(driver: Path, tmp_path: Path, threads: str) -> None:
+def test_cast_to_int64_direct(driver: Driver, tmp_path: Path, threads: str) -> None:
     x = (RNG.standard_normal((3, 700)) * 50).astype(np.float32)
     got = run_kernel(driver, tmp_path, "Cast", [x], [(np.int64, x.shape)], attrs={"to": 9})[0]  # aclDataType INT64
     np.testing.assert_array_equal(got, x.astype(np.int64))
 
 
-def test_inplace_over_wider_broadcast_input(driver: Path, tmp_path: Path, threads: str) -> None:
+def test_inplace_over_wider_broadcast_input(driver: Driver, tmp_path: Path, threads: str) -> None:
     """A float32 [2] output over an int64 [1] exponent of the same byte size: the exponent is loaded first."""
     base = np.array([3.0, -2.0], np.float32)
     exponent = np.array([3], np.int64)
@@ -118,7 +113,7 @@ def test_inplace_over_wider_broadcast_input(driver: Path, tmp_path: Path, thread
 
 @pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
                                       ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1))])
-def test_matmul_split(driver: Path, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
+def test_matmul_split(driver: Driver, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
     """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and a column (sgemv)."""
     x, y = normal(a), normal(b)
     want = x @ y
@@ -129,7 +124,7 @@ def test_matmul_split(driver: Path, tmp_path: Path, threads: str, a: tuple, b: t
 @pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33),
                                   *[(ta, tb, 1, 1003, 517) for ta in (0, 1) for tb in (0, 1)],
                                   *[(ta, tb, 999, 1, 65) for ta in (0, 1) for tb in (0, 1)], (0, 1, 1, 1, 7)])
-def test_gemm_split_transposed(driver: Path, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
+def test_gemm_split_transposed(driver: Driver, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
     """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products (sgemv), split over the pool."""
     ta, tb, m, n, k = case
     a = normal((k, m) if ta else (m, k))
@@ -182,7 +177,7 @@ def epilogue_attrs(act: str | None) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", range(len(DEPTHWISE)))
-def test_depthwise(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+def test_depthwise(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
     spec = dict(DEPTHWISE[case])
     x = normal(spec.pop("x"))
     channels = x.shape[1]
@@ -209,7 +204,7 @@ VMATH = {  # vmath.h's exp/erf/tanh, alone and inside other ops, against float64
 
 
 @pytest.mark.parametrize("op", sorted(VMATH))
-def test_vmath_ranges(driver: Path, tmp_path: Path, op: str) -> None:
+def test_vmath_ranges(driver: Driver, tmp_path: Path, op: str) -> None:
     """Every range split (tiny, near the switch points, large), overflow/underflow, +-inf and NaN."""
     special = np.array([0.0, -0.0, 1e-30, -1e-20, 0.4999, 0.5, 0.6249, 0.625, 88.7, 88.8, -86.4, -86.6, -104.0, 200.0,
                         -200.0, np.inf, -np.inf, np.nan], np.float32)
@@ -239,7 +234,7 @@ BLOCKED_CONVS = [  # the general path's column blocks (block = 131072 / (C/g * k
 
 @pytest.mark.parametrize("case", range(len(BLOCKED_CONVS)))
 @pytest.mark.parametrize("constant", [True, False])
-def test_conv_blocks(driver: Path, tmp_path: Path, threads: str, case: int, constant: bool) -> None:
+def test_conv_blocks(driver: Driver, tmp_path: Path, threads: str, case: int, constant: bool) -> None:
     spec = dict(BLOCKED_CONVS[case])
     x = normal(spec.pop("x"))
     w = normal(spec.pop("w")) * 0.1
@@ -284,7 +279,7 @@ PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build i
 
 
 @pytest.mark.parametrize("case", range(len(PACKED_MATMULS)))
-def test_matmul_packed_weights(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+def test_matmul_packed_weights(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
     spec = PACKED_MATMULS[case]
     a, b = normal(spec["a"]), normal(spec["b"])
     want = a @ b
@@ -316,7 +311,7 @@ WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant f
 
 
 @pytest.mark.parametrize("spec", [*PACKED_CONVS, *WINOGRAD_CONVS])
-def test_conv_constant_weights(driver: Path, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
+def test_conv_constant_weights(driver: Driver, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
     """Packed weights and Winograd, against onnxruntime's direct conv (from which F(2x2, 3x3), summing in another
     order, is a few float32 ulps of the inputs' scale apart)."""
     spec = dict(spec)
@@ -344,7 +339,7 @@ FUSED_SUMS = [  # Conv with fused_sum=1: a residual added before the activation,
 
 
 @pytest.mark.parametrize("spec", FUSED_SUMS)
-def test_conv_fused_sum(driver: Path, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
+def test_conv_fused_sum(driver: Driver, tmp_path: Path, threads: str, spec: dict[str, Any]) -> None:
     """act(conv(x, W) + B + Z), the compiler's Conv + Add (+ activation) fusion, against onnxruntime's conv."""
     spec = dict(spec)
     x = normal(spec.pop("x"))
@@ -359,7 +354,7 @@ def test_conv_fused_sum(driver: Path, tmp_path: Path, threads: str, spec: dict[s
     np.testing.assert_allclose(got, EPILOGUES[act](conv + z), rtol=1e-4, atol=1e-4)
 
 
-def test_conv_fused_sum_refusals(driver: Path, tmp_path: Path) -> None:
+def test_conv_fused_sum_refusals(driver: Driver, tmp_path: Path) -> None:
     x, w = normal((1, 4, 5, 5)), normal((6, 4, 1, 1))
     with pytest.raises(Refused, match="needs a 4th input"):
         run_kernel(driver, tmp_path, "Conv", [x, w], [(np.float32, (1, 6, 5, 5))], attrs={"fused_sum": 1})
@@ -379,7 +374,7 @@ MAXPOOLS = [
 
 
 @pytest.mark.parametrize("case", range(len(MAXPOOLS)))
-def test_maxpool_rows(driver: Path, tmp_path: Path, threads: str, case: int) -> None:
+def test_maxpool_rows(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
     attrs = dict(MAXPOOLS[case])
     x = normal(attrs.pop("x"))
     node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)

@@ -10,15 +10,10 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from kernel_harness import Refused, build_driver, run_kernel
+from kernel_harness import Driver, Refused, run_kernel
 from onnx import helper
 
 RNG = np.random.default_rng(5)
-
-
-@pytest.fixture(scope="module")
-def driver() -> Path:
-    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
 
 
 def ort_run(op: str, inputs: list[np.ndarray], n_out: int = 1, opset: int = 18, **attrs) -> list[np.ndarray]:
@@ -45,7 +40,7 @@ POOLS = [
 
 
 @pytest.mark.parametrize("case", range(len(POOLS)))
-def test_pool(driver: Path, tmp_path: Path, case: int) -> None:
+def test_pool(driver: Driver, tmp_path: Path, case: int) -> None:
     op, attrs = POOLS[case]
     shape = (2, 3, 11) if len(attrs["kernel_shape"]) == 1 else (2, 3, 11, 10)
     x = RNG.standard_normal(shape).astype(np.float32)
@@ -56,7 +51,7 @@ def test_pool(driver: Path, tmp_path: Path, case: int) -> None:
 
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_global_pool(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
+def test_global_pool(driver: Driver, tmp_path: Path, op: str, dtype: str) -> None:
     x = RNG.standard_normal((2, 5, 7, 9)).astype(dtype)
     want = ort_run(op, [x.astype(np.float32)])[0]
     got = run_kernel(driver, tmp_path, op, [x], [(dtype, want.shape)])[0]
@@ -65,14 +60,14 @@ def test_global_pool(driver: Path, tmp_path: Path, op: str, dtype: str) -> None:
 
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 @pytest.mark.parametrize("axis", [-1, 1, 0])
-def test_softmax(driver: Path, tmp_path: Path, op: str, axis: int) -> None:
+def test_softmax(driver: Driver, tmp_path: Path, op: str, axis: int) -> None:
     x = RNG.standard_normal((3, 7, 5)).astype(np.float32) * 5
     want = ort_run(op, [x], axis=axis)[0]
     got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"axis": axis})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_batchnorm(driver: Path, tmp_path: Path) -> None:
+def test_batchnorm(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((2, 4, 5, 3)).astype(np.float32)
     scale, bias, mean = (RNG.standard_normal(4).astype(np.float32) for _ in range(3))
     var = RNG.uniform(0.5, 2, 4).astype(np.float32)
@@ -84,7 +79,7 @@ def test_batchnorm(driver: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("axis", [-1, -2, 1])
 @pytest.mark.parametrize("with_bias", [True, False])
-def test_layernorm(driver: Path, tmp_path: Path, axis: int, with_bias: bool) -> None:
+def test_layernorm(driver: Driver, tmp_path: Path, axis: int, with_bias: bool) -> None:
     x = RNG.standard_normal((2, 6, 10)).astype(np.float32) * 3 + 1
     norm_shape = x.shape[axis:]
     scale = RNG.standard_normal(norm_shape).astype(np.float32)
@@ -97,7 +92,7 @@ def test_layernorm(driver: Path, tmp_path: Path, axis: int, with_bias: bool) -> 
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
 
 
-def test_instancenorm(driver: Path, tmp_path: Path) -> None:
+def test_instancenorm(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
     scale, bias = RNG.standard_normal(3).astype(np.float32), RNG.standard_normal(3).astype(np.float32)
     want = ort_run("InstanceNormalization", [x, scale, bias], epsilon=1e-4)[0]
@@ -112,7 +107,7 @@ REDUCES = ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "R
 
 @pytest.mark.parametrize("op", REDUCES)
 @pytest.mark.parametrize(("axes", "keep"), [(None, 1), ([-1], 1), ([0, 2], 0), ([1], 0)])
-def test_reduce(driver: Path, tmp_path: Path, op: str, axes: list | None, keep: int) -> None:
+def test_reduce(driver: Driver, tmp_path: Path, op: str, axes: list | None, keep: int) -> None:
     x = RNG.uniform(0.5, 1.5, (3, 4, 5)).astype(np.float32)
     inputs = [x] if axes is None else [x, np.array(axes, np.int64)]
     want = ort_run(op, inputs, keepdims=keep)[0]
@@ -120,7 +115,7 @@ def test_reduce(driver: Path, tmp_path: Path, op: str, axes: list | None, keep: 
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_reduce_int64(driver: Path, tmp_path: Path) -> None:
+def test_reduce_int64(driver: Driver, tmp_path: Path) -> None:
     x = RNG.integers(-5, 5, (4, 3)).astype(np.int64)
     got = run_kernel(driver, tmp_path, "ReduceSum", [x], [(np.int64, (3,))], attrs={"axes": [0], "keepdims": 0})[0]
     np.testing.assert_array_equal(got, x.sum(0))
@@ -130,7 +125,7 @@ def test_reduce_int64(driver: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
 @pytest.mark.parametrize(("axis", "keep", "last"), [(0, 1, 0), (-1, 0, 0), (1, 1, 1)])
-def test_arg(driver: Path, tmp_path: Path, op: str, axis: int, keep: int, last: int) -> None:  # noqa: PLR0917
+def test_arg(driver: Driver, tmp_path: Path, op: str, axis: int, keep: int, last: int) -> None:  # noqa: PLR0917
     x = RNG.integers(0, 4, (3, 5, 4)).astype(np.float32)  # ties exercise select_last_index
     want = ort_run(op, [x], axis=axis, keepdims=keep, select_last_index=last)[0]
     got = run_kernel(driver, tmp_path, op, [x], [(np.int64, want.shape)],
@@ -138,7 +133,7 @@ def test_arg(driver: Path, tmp_path: Path, op: str, axis: int, keep: int, last: 
     np.testing.assert_array_equal(got, want)
 
 
-def test_refusals(driver: Path, tmp_path: Path) -> None:
+def test_refusals(driver: Driver, tmp_path: Path) -> None:
     x = np.ones((2, 3, 4, 4), np.float32)
     with pytest.raises(Refused, match="axis 4"):
         run_kernel(driver, tmp_path, "Softmax", [x], [(np.float32, x.shape)], attrs={"axis": 4})

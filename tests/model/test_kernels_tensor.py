@@ -10,15 +10,12 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from kernel_harness import Refused, build_driver, run_kernel
+from kernel_harness import Driver, Refused, run_kernel
 from onnx import helper
 
 RNG = np.random.default_rng(3)
 
-
-@pytest.fixture(scope="module")
-def driver() -> Path:
-    return build_driver(Path(__file__).resolve().parents[2] / "build" / "kernel_driver")
+KERNEL_VARIANTS = "best"  # data movement has no per-variant loops: the best variant only
 
 
 def ort_run(op: str, inputs: list[np.ndarray | None], n_out: int = 1, opset: int = 18, **attrs) -> list[np.ndarray]:
@@ -34,14 +31,14 @@ def ort_run(op: str, inputs: list[np.ndarray | None], n_out: int = 1, opset: int
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8", "bool"])
-def test_transpose(driver: Path, tmp_path: Path, dtype: str) -> None:
+def test_transpose(driver: Driver, tmp_path: Path, dtype: str) -> None:
     x = (RNG.standard_normal((2, 3, 4, 5)) * 10).astype(dtype)
     for perm in ([0, 2, 3, 1], [3, 2, 1, 0], [0, 1, 3, 2], [1, 0, 2, 3]):
         got = run_kernel(driver, tmp_path, "Transpose", [x], [(dtype, x.transpose(perm).shape)], attrs={"perm": perm})[0]
         np.testing.assert_array_equal(got, x.transpose(perm))
 
 
-def test_reshape_family(driver: Path, tmp_path: Path) -> None:
+def test_reshape_family(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
     for op in ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"):
         got = run_kernel(driver, tmp_path, op, [x], [(np.float32, (6, 4))] if op != "Identity" else [(np.float32, x.shape)])[0]
@@ -50,7 +47,7 @@ def test_reshape_family(driver: Path, tmp_path: Path) -> None:
     np.testing.assert_array_equal(got, x.ravel())
 
 
-def test_expand_tile(driver: Path, tmp_path: Path) -> None:
+def test_expand_tile(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((3, 1, 2)).astype(np.float32)
     got = run_kernel(driver, tmp_path, "Expand", [x, np.array([2, 3, 4, 2], np.int64)], [(np.float32, (2, 3, 4, 2))])[0]
     np.testing.assert_array_equal(got, np.broadcast_to(x, (2, 3, 4, 2)))
@@ -59,7 +56,7 @@ def test_expand_tile(driver: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-def test_concat_split(driver: Path, tmp_path: Path, axis: int) -> None:
+def test_concat_split(driver: Driver, tmp_path: Path, axis: int) -> None:
     parts = [RNG.standard_normal(s).astype(np.float32) for s in [(2, 3, 4), (2, 3, 4), (2, 3, 4)]]
     sizes = [1, 3, 2] if axis == -1 else [1, 2, 3] if axis == 1 else [2, 1, 2]
     parts = [np.take(p, range(s), axis=axis) for p, s in zip(parts, sizes)]
@@ -76,7 +73,7 @@ def test_concat_split(driver: Path, tmp_path: Path, axis: int) -> None:
     ([1], [3], [0], [1]), ([0, -3], [2, 100], [1, -1], [1, 2]), ([-1], [-100], [2], [-1]), ([3, 0], [0, 4], [0, 2], [-2, 3]),
 ])
 @pytest.mark.parametrize("constant", [False, True])
-def test_slice(driver: Path, tmp_path: Path, starts: list, ends: list, axes: list, steps: list, constant: bool) -> None:  # noqa: PLR0917
+def test_slice(driver: Driver, tmp_path: Path, starts: list, ends: list, axes: list, steps: list, constant: bool) -> None:  # noqa: PLR0917
     x = RNG.standard_normal((4, 5, 6)).astype(np.float32)
     args = [np.array(v, np.int64) for v in (starts, ends, axes, steps)]
     want = ort_run("Slice", [x, *args])[0]
@@ -86,7 +83,7 @@ def test_slice(driver: Path, tmp_path: Path, starts: list, ends: list, axes: lis
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "wrap"])
-def test_pad(driver: Path, tmp_path: Path, mode: str) -> None:
+def test_pad(driver: Driver, tmp_path: Path, mode: str) -> None:
     x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
     pads = [0, 1, 2, 1, 2, -1] if mode == "constant" else [0, 1, 2, 1, 2, 3]
     want = ort_run("Pad", [x, np.array(pads, np.int64), np.array(1.5, np.float32)], mode=mode)[0]
@@ -95,7 +92,7 @@ def test_pad(driver: Path, tmp_path: Path, mode: str) -> None:
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-def test_gather(driver: Path, tmp_path: Path, axis: int) -> None:
+def test_gather(driver: Driver, tmp_path: Path, axis: int) -> None:
     x = RNG.standard_normal((4, 5, 6)).astype(np.float32)
     idx = np.array([[0, -1], [2, 3]], np.int64)
     want = np.take(x, idx, axis=axis)
@@ -107,7 +104,7 @@ def test_gather(driver: Path, tmp_path: Path, axis: int) -> None:
                                              attrs={"axis": axis})[0], want)
 
 
-def test_gather_elements(driver: Path, tmp_path: Path) -> None:
+def test_gather_elements(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     idx = RNG.integers(-3, 3, (2, 4)).astype(np.int64)
     want = ort_run("GatherElements", [x, idx], axis=0)[0]
@@ -116,7 +113,7 @@ def test_gather_elements(driver: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("axis", "largest"), [(-1, 1), (0, 0), (1, 1)])
-def test_topk(driver: Path, tmp_path: Path, axis: int, largest: int) -> None:
+def test_topk(driver: Driver, tmp_path: Path, axis: int, largest: int) -> None:
     x = RNG.integers(0, 6, (4, 7, 5)).astype(np.float32)  # ties
     k = np.array([3], np.int64)
     want = ort_run("TopK", [x, k], n_out=2, axis=axis, largest=largest)
@@ -126,7 +123,7 @@ def test_topk(driver: Path, tmp_path: Path, axis: int, largest: int) -> None:
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_shape_constant_range(driver: Path, tmp_path: Path) -> None:
+def test_shape_constant_range(driver: Driver, tmp_path: Path) -> None:
     x = np.zeros((2, 3, 5), np.float32)
     np.testing.assert_array_equal(run_kernel(driver, tmp_path, "Shape", [x], [(np.int64, (3,))])[0], [2, 3, 5])
     np.testing.assert_array_equal(run_kernel(driver, tmp_path, "Shape", [x], [(np.int64, (2,))], attrs={"start": -2})[0], [3, 5])
@@ -154,7 +151,7 @@ RESIZES = [
 
 
 @pytest.mark.parametrize("case", range(len(RESIZES)))
-def test_resize(driver: Path, tmp_path: Path, case: int) -> None:
+def test_resize(driver: Driver, tmp_path: Path, case: int) -> None:
     attrs, scales = RESIZES[case]
     x = RNG.standard_normal((1, 2, 5, 4)).astype(np.float32)
     s = np.array(scales, np.float32)
@@ -163,7 +160,7 @@ def test_resize(driver: Path, tmp_path: Path, case: int) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_refusals(driver: Path, tmp_path: Path) -> None:
+def test_refusals(driver: Driver, tmp_path: Path) -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(Refused, match="not a permutation"):
         run_kernel(driver, tmp_path, "Transpose", [x], [(np.float32, (3, 2))], attrs={"perm": [0, 0]})

@@ -1,0 +1,214 @@
+// The per-plane depthwise loops (see depthwise.cpp for the three paths). Every loop keeps several independent
+// multiply-add chains in registers (one vector's taps are a dependent chain, and fewer chains leave the FMA
+// units waiting on their latency): four vectors per step in the same and polyphase loops, four output rows of
+// kStride2Cols columns in the stride-2 loop, which is 16 columns where the accumulators fit in half the
+// register file (AVX-512, AVX2, NEON) and 8 with SSE2's sixteen 4-float registers.
+#include "kernels/simd/depthwise_planes.h"
+
+#include "kernels/simd/simd.h"
+
+namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
+namespace {
+
+// Same / polyphase: vectors per step (2 measured 10-20% slower with AVX-512), 2 where the products need registers
+// of their own (SSE2: 4 accumulators, 4 partial sums and their products spilled its 16 registers).
+constexpr int kStepVectors = kFma || kRegisters >= 32 ? 4 : 2;
+static_assert(kStepVectors * kW <= kDepthwiseStep, "a step overruns the buffers' padding");
+constexpr int kStride2Vectors = kStride2Rows * kU <= kRegisters / 2 ? kU : kRegisters / 2 / kStride2Rows;
+constexpr int64_t kStride2Cols = kStride2Vectors * kW;
+
+void same(const ConvGeometry& g, const SameShape& s, const float* in, const float* k, float bias, float* frame,
+          const float* masks, float* out) {
+  float* plane = frame + s.lead;
+  for (int64_t i = 0; i < s.hw; ++i) plane[i] = in[i];
+  const vf lo = splat(s.lo), hi = splat(s.hi);
+  for (int64_t i = 0; i < s.padded; i += kStepVectors * kW) {
+    vf acc[kStepVectors];
+    for (int q = 0; q < kStepVectors; ++q) acc[q] = splat(bias);
+    for (int64_t kj = 0; kj < g.kw; ++kj) {
+      const float* column = plane + i + kj - g.pw - g.ph * g.w;
+      vf part[kStepVectors] = {};
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        const float wt = k[ki * g.kw + kj];
+        for (int q = 0; q < kStepVectors; ++q) part[q] += wt * load(column + ki * g.w + q * kW);
+      }
+      for (int q = 0; q < kStepVectors; ++q) {
+        if (kj != g.pw) part[q] *= load(masks + kj * s.padded + i + q * kW);
+        acc[q] += part[q];
+      }
+    }
+    for (int q = 0; q < kStepVectors; ++q) {
+      const int64_t at = i + q * kW;
+      if (at < s.hw) store_first(out + at, clamp(acc[q], lo, hi), imin(kW, s.hw - at));
+    }
+  }
+}
+
+// A plane whose working buffer is larger than L1 streams that buffer from L2 anyway: then the next plane (the
+// same distance on in memory) is fetched while this one is computed, a slice per step (MobileNetV2's 112x112
+// stride-2 layer, whose input comes from memory inside the network: 380 -> 345 us). With a buffer that fits L1
+// the fetch only evicted it.
+class NextPlane {
+ public:
+  NextPlane(const ConvGeometry& g, const float* in, int64_t buffer_floats, int64_t steps)
+      : next_(in + g.h * g.w),
+        lines_per_step_(buffer_floats > kL1Floats ? ((g.h * g.w + kUnit - 1) / kUnit + steps - 1) / steps : 0) {}
+  void fetch(int64_t step) const {
+    for (int64_t l = 0; l < lines_per_step_; ++l) __builtin_prefetch(next_ + (step * lines_per_step_ + l) * kUnit, 0, 2);
+  }
+
+ private:
+  const float* next_;
+  int64_t lines_per_step_;
+};
+
+// Rows or columns i in [0, count) of a phase whose source index i * stride + offset lies in [0, size).
+ASCENDSIM_INLINE void valid_range(int64_t offset, int64_t stride, int64_t size, int64_t count, int64_t* lo, int64_t* hi) {
+  *lo = imin(imax((-offset + stride - 1) / stride, 0), count);
+  *hi = imin(imax((size - offset + stride - 1) / stride, *lo), count);
+}
+
+void polyphase(const ConvGeometry& g, const PlaneShape& s, const float* in, const float* k, float bias, float* phases,
+               float* acc, float* out) {
+  const int64_t wpp = s.wpp, phase_size = s.hpp * wpp;
+  // 1. The input positions of every phase.
+  for (int64_t pr = 0; pr < g.sh; ++pr) {
+    int64_t r_lo, r_hi;
+    valid_range(pr - g.ph, g.sh, g.h, s.hpp, &r_lo, &r_hi);
+    for (int64_t pc = 0; pc < g.sw; ++pc) {
+      int64_t c_lo, c_hi;
+      valid_range(pc - g.pw, g.sw, g.w, wpp, &c_lo, &c_hi);
+      float* phase = phases + (pr * g.sw + pc) * phase_size;
+      for (int64_t r = r_lo; r < r_hi; ++r) {
+        const float* src = in + (r * g.sh + pr - g.ph) * g.w + pc - g.pw;
+        float* dst = phase + r * wpp;
+        if (g.sw == 1) {
+          for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c];
+        } else {
+          for (int64_t c = c_lo; c < c_hi; ++c) dst[c] = src[c * g.sw];
+        }
+      }
+    }
+  }
+  // The first element of tap (ki, kj) in the flat phase range.
+  auto tap = [&](int64_t ki, int64_t kj) {
+    const int64_t ro = ki * g.dh, co = kj * g.dw;
+    return phases + ((ro % g.sh) * g.sw + co % g.sw) * phase_size + (ro / g.sh) * wpp + co / g.sw;
+  };
+  const int64_t rows_per_chunk = imax(1, kDepthwiseChunk / wpp);
+  const NextPlane next(g, in, g.sh * g.sw * phase_size, (g.oh + rows_per_chunk - 1) / rows_per_chunk);
+  for (int64_t r0 = 0; r0 < g.oh; r0 += rows_per_chunk) {
+    next.fetch(r0 / rows_per_chunk);
+    const int64_t r1 = imin(g.oh, r0 + rows_per_chunk), f0 = r0 * wpp, n = (r1 - 1 - r0) * wpp + g.ow;
+    // 2. Multiply-adds over the chunk's flat range.
+    if (g.kh == 3 && g.kw == 3) {
+      const float* taps[9];
+      for (int t = 0; t < 9; ++t) taps[t] = tap(t / 3, t % 3) + f0;
+      // Whole steps (the range's buffers have room for the overrun).
+      for (int64_t i = 0; i < n; i += kStepVectors * kW) {
+        vf sum[kStepVectors];
+        for (int q = 0; q < kStepVectors; ++q) sum[q] = splat(bias);
+        for (int t = 0; t < 9; ++t)
+          for (int q = 0; q < kStepVectors; ++q) sum[q] += k[t] * load(taps[t] + i + q * kW);
+        for (int q = 0; q < kStepVectors; ++q) store(acc + i + q * kW, sum[q]);
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc[i] = bias;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const float wt = k[ki * g.kw + kj];
+          const float* src = tap(ki, kj) + f0;
+          for (int64_t i = 0; i < n; ++i) acc[i] += wt * src[i];
+        }
+      }
+    }
+    // 3. The rows out, through the epilogue's bounds.
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* row = acc + (r - r0) * wpp;
+      float* dst = out + r * g.ow;
+      for (int64_t c = 0; c < g.ow; ++c) dst[c] = fmin_(fmax_(row[c], s.lo), s.hi);
+    }
+  }
+}
+
+// Input row `src` into window row `dst` (see FrameShape): per 2 kW input columns two loads and two shuffles
+// (evens, odds), stored where padded[2j] and padded[2j + 1] belong: with pw odd the input's odd columns are the
+// padded even ones. The last group reads up to 2 kW - 1 floats past the row, into the rows below while
+// `readable` (the floats from src to the plane's end) allows; otherwise its columns are copied first. Padded
+// columns from w + pw that a stored output reads are set back to zero after the group's overrun.
+ASCENDSIM_INLINE void deinterleave_row(const ConvGeometry& g, const FrameShape& s, const float* src, int64_t readable,
+                                       float* dst) {
+  float* input_evens = dst + (g.pw % 2 ? s.half + g.pw / 2 : (g.pw + 1) / 2);
+  float* input_odds = dst + (g.pw % 2 ? (g.pw + 1) / 2 : s.half + g.pw / 2);
+  for (int64_t i = 0; i < g.w; i += 2 * kW) {
+    float tail[2 * kW];
+    const float* group = src + i;
+    if (i + 2 * kW > readable) {
+      for (int64_t j = 0; j < 2 * kW; ++j) tail[j] = i + j < g.w ? src[i + j] : 0.0f;
+      group = tail;
+    }
+    const vf a = load(group), b = load(group + kW);
+    store(input_evens + i / 2, evens(a, b));
+    store(input_odds + i / 2, odds(a, b));
+  }
+  for (int64_t c = g.w + g.pw; c <= 2 * (g.ow - 1) + g.kw - 1; ++c) dst[c % 2 ? s.half + c / 2 : c / 2] = 0.0f;
+}
+
+// out = stride-2 conv of one plane. The padded rows are deinterleaved as the steps reach them into a window of
+// s.rows rows that stays in L1 (a whole 112x112 plane's copy, 76 KiB, was read back from L2: 2x slower); each
+// step keeps the rows the next one shares.
+void stride2(const ConvGeometry& g, const FrameShape& s, const float* in, const float* k, float bias, float* window,
+             float* out) {
+  const vf lo = splat(s.lo), hi = splat(s.hi);
+  const int64_t keep = imax(0, s.rows - 2 * kStride2Rows);  // rows shared by consecutive steps
+  const NextPlane next(g, in, g.h * g.w, (g.oh + kStride2Rows - 1) / kStride2Rows);
+  // The phantom rows past the last output row read zero rows below the plane and are not stored.
+  for (int64_t oh = 0; oh < g.oh; oh += kStride2Rows) {
+    const int64_t rows = imin(kStride2Rows, g.oh - oh);
+    next.fetch(oh / kStride2Rows);
+    // The window holds padded rows 2 * oh onwards: the last `keep` rows of the previous step come first.
+    int64_t from = 0;
+    if (oh > 0 && keep > 0) {
+      __builtin_memmove(window, window + (s.rows - keep) * s.pitch, sizeof(float) * static_cast<unsigned long>(keep * s.pitch));
+      from = keep;
+    }
+    for (int64_t j = from; j < s.rows; ++j) {
+      const int64_t r = 2 * oh + j - g.ph;  // input row
+      float* dst = window + j * s.pitch;
+      if (r >= 0 && r < g.h) {
+        deinterleave_row(g, s, in + r * g.w, (g.h - r) * g.w, dst);
+      } else {
+        for (int64_t c = 0; c < s.pitch; ++c) dst[c] = 0.0f;
+      }
+    }
+    // Right to left: a row's last vector may spill into the start of the row below, which is then written
+    // after it (by this step's first columns or the next step); never past the plane (the check below).
+    for (int64_t ow0 = (g.ow - 1) / kStride2Cols * kStride2Cols; ow0 >= 0; ow0 -= kStride2Cols) {
+      vf acc[kStride2Rows][kStride2Vectors];
+      for (int64_t r = 0; r < kStride2Rows; ++r)
+        for (int u = 0; u < kStride2Vectors; ++u) acc[r][u] = splat(bias);
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const float wt = k[ki * g.kw + kj];
+          // Padded column 2 * ow + kj: even kj in the evens, odd kj in the odds, at ow + kj / 2.
+          const float* column = window + ki * s.pitch + (kj % 2) * s.half + ow0 + kj / 2;
+          for (int64_t r = 0; r < kStride2Rows; ++r)
+            for (int u = 0; u < kStride2Vectors; ++u) acc[r][u] += wt * load(column + 2 * r * s.pitch + u * kW);
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        const bool fits = (oh + r) * g.ow + ow0 + kStride2Cols <= g.oh * g.ow;
+        const int64_t cols = fits ? kStride2Cols : g.ow - ow0;
+        for (int u = 0; u < kStride2Vectors && u * kW < cols; ++u)
+          store_first(out + (oh + r) * g.ow + ow0 + u * kW, clamp(acc[r][u], lo, hi), imin(kW, cols - u * kW));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern const DepthwisePlanes depthwise_planes_table;
+const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2};
+
+}  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -1,0 +1,189 @@
+// Register tiles of the packed products (see gemm_tiles.h; gemm.cpp decides which runs and shares the work out).
+// Each keeps a block of C in vector registers over the whole depth and reads both operands from cache; its size
+// is chosen per variant so that the accumulators, one k step's operand vectors and the broadcast fit in the
+// register file (kRegisters), which the static_asserts below check:
+//
+// Narrow products (B packed per call into tiles of kNarrowCols columns, k-major): a kUnit x kNarrowCols block of
+// C, vectors running down the 16 rows of an A panel (output channels); per k, kU vectors of A and kNarrowCols
+// broadcasts of B. AVX-512: 16 x 7 in 7 registers (seven, because a network's last planes have a multiple of 7
+// positions: 7x7 from 224x224 inputs); AVX2: 16 x 6 in 12 of its 16; NEON: 16 x 6 in 24 of 32; SSE2: 16 x 2.
+//
+// Wide products (B read in place, kUnit columns at a time): kWideRows rows of C by the 16 columns, vectors running
+// along the columns; per k, kU vectors of B and kWideRows broadcasts of A. AVX-512: 8 rows in 8 registers; AVX2
+// and NEON: 6 rows (12 of 16, 24 of 32; a panel's 16 rows as 6 + 6 + 4); SSE2: 2 rows. The same tile serves the
+// column panels of PackedColumns with the operands' roles exchanged (B packed, A read in place).
+#include "kernels/simd/gemm_tiles.h"
+
+#include "kernels/simd/simd.h"
+
+namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
+namespace {
+
+#if defined(__AVX512F__)
+constexpr int kNarrowCols = 7, kWideRows = 8;
+#define ASCENDSIM_GEMM_SHAPE "16x7 / 8x16 (AVX-512)"
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr int kNarrowCols = 6, kWideRows = 6;
+#define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (AVX2)"
+#elif defined(__aarch64__)
+constexpr int kNarrowCols = 6, kWideRows = 6;
+#define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (NEON)"
+#else
+constexpr int kNarrowCols = 2, kWideRows = 2;
+#define ASCENDSIM_GEMM_SHAPE "16x2 / 2x16 (SSE2)"
+#endif
+// Accumulators + one k step's vectors of the packed operand + a broadcast (+ a product without FMA).
+static_assert(kNarrowCols * kU + kU + 2 <= kRegisters, "the narrow tile spills");
+static_assert(kWideRows * kU + kU + 2 <= kRegisters, "the wide tile spills");
+
+// A block of C whose product is short (m * k multiply-add vectors at most kShortBlock, ~300 ns) is over before a
+// store to C that misses the cache completes: C's lines for the block kAheadCols columns on are prefetched for
+// writing first (a 32 -> 16 channel 1x1 conv on a 112x112 plane, whose output is no longer in cache inside a
+// network: 236 -> 165 us). Longer blocks hide the misses themselves, and prefetching their many rows measured
+// ~7% slower.
+constexpr int64_t kShortBlock = 1024;
+constexpr int64_t kAheadCols = 4 * kUnit;
+
+ASCENDSIM_INLINE float finish(const GemmEpilogue& e, int64_t r, float v) {
+  if (e.bias != nullptr) v += e.bias[r];
+  return fmin_(fmax_(v, e.lo), e.hi);
+}
+
+// The row of C (cols <= kUnit values in kU vectors) through the clamp, stored.
+ASCENDSIM_INLINE void store_row(float* c, const vf* v, vf lo, vf hi, int64_t cols) {
+  for (int u = 0; u < kU; ++u) {
+    const int64_t n = cols - u * kW;
+    if (n <= 0) break;
+    store_first(c + u * kW, clamp(v[u], lo, hi), n < kW ? n : kW);
+  }
+}
+
+void pack_narrow(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
+                 int64_t k1, float* bp) {
+  // (Loops of constant length: a library call per few floats cost more than the product.)
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t j0 = t * kNarrowCols, cols = imin(kNarrowCols, n - j0);
+    float* tile = bp + t * kNarrowCols * depth;
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      const float* row = b + kk * ldb + j0;
+      float* dst = tile + kk * kNarrowCols;
+      if (cols == kNarrowCols) {
+        for (int j = 0; j < kNarrowCols; ++j) dst[j] = row[j];
+      } else {
+        for (int j = 0; j < kNarrowCols; ++j) dst[j] = j < cols ? row[j] : 0.0f;
+      }
+    }
+  }
+}
+
+void narrow(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c, int64_t ldc,
+            int64_t rows, int64_t cols) {
+  vf acc[kNarrowCols][kU] = {};
+  for (int64_t k = 0; k < kc; ++k, ap += kUnit, bp += kNarrowCols) {
+    vf a[kU];
+    for (int u = 0; u < kU; ++u) a[u] = load(ap + u * kW);
+    for (int j = 0; j < kNarrowCols; ++j) {
+      const float b = bp[j];
+      for (int u = 0; u < kU; ++u) acc[j][u] += b * a[u];
+    }
+  }
+  float tile[kNarrowCols][kUnit];  // column-major block of C
+  __builtin_memcpy(tile, acc, sizeof tile);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j)
+      c[r * ldc + j] = finish(e, r0 + r, e.sum != nullptr ? tile[j][r] + e.sum[r * ldc + j] : tile[j][r]);
+}
+
+// Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit), stored up to row m.
+template <int kRows>
+ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int64_t ldb, const GemmEpilogue& e,
+                                int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+  vf acc[kRows][kU] = {};
+  for (int64_t kk = 0; kk < k; ++kk, ap += kUnit) {
+    vf bv[kU];
+    for (int u = 0; u < kU; ++u) bv[u] = load(b + kk * ldb + u * kW);
+    for (int r = 0; r < kRows; ++r) {
+      const float a = ap[r];
+      for (int u = 0; u < kU; ++u) acc[r][u] += a * bv[u];
+    }
+  }
+  const int64_t rows = imin(kRows, m - r0);
+  for (int64_t r = 0; r < rows; ++r) {
+    vf* out = acc[r];
+    if (e.bias != nullptr)
+      for (int u = 0; u < kU; ++u) out[u] += e.bias[r0 + r];
+    if (e.sum != nullptr)
+      for (int u = 0; u < kU && u * kW < cols; ++u)
+        out[u] += load_first(e.sum + (r0 + r) * ldc + u * kW, imin(kW, cols - u * kW));
+    store_row(c + (r0 + r) * ldc, out, lo, hi, cols);
+  }
+}
+
+void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
+          const GemmEpilogue& e, float* c, int64_t ldc, int64_t cols) {
+  const vf lo = splat(e.lo), hi = splat(e.hi);
+  if (m * k <= kShortBlock)
+    for (int64_t r = 0; r < m; ++r) __builtin_prefetch(c + r * ldc + kAheadCols, 1, 3);
+  constexpr int kRest = static_cast<int>(kUnit) % kWideRows;  // a panel's last group
+  for (int64_t p0 = 0; p0 < m; p0 += kUnit) {
+    const float* panel = panels + p0 * pitch;
+    int64_t g = 0;
+    for (; g + kWideRows <= kUnit && p0 + g < m; g += kWideRows)
+      wide_rows<kWideRows>(panel + g, k, b, ldb, e, p0 + g, m, lo, hi, c, ldc, cols);
+    if constexpr (kRest > 0)
+      if (p0 + g < m) wide_rows<kRest>(panel + g, k, b, ldb, e, p0 + g, m, lo, hi, c, ldc, cols);
+  }
+}
+
+// Rows [r0, r0 + kRows) of C for one panel of B: kRows x kU accumulators over the depth, then the bias and clamp.
+template <int kRows>
+ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, const vf* bias, vf lo, vf hi,
+                                  float* c, int64_t ldc, int64_t cols) {
+  vf acc[kRows][kU] = {};
+  for (int64_t kk = 0; kk < k; ++kk) {
+    vf bv[kU];
+    for (int u = 0; u < kU; ++u) bv[u] = load(bp + kk * kUnit + u * kW);
+    for (int r = 0; r < kRows; ++r) {
+      const float x = a[r * lda + kk];
+      for (int u = 0; u < kU; ++u) acc[r][u] += x * bv[u];
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int u = 0; u < kU; ++u) acc[r][u] += bias[u];
+    store_row(c + r * ldc, acc[r], lo, hi, cols);
+  }
+}
+
+// The last rows (fewer than kWideRows) with a tile of their exact height, so that it stays in registers.
+template <int kRows>
+ASCENDSIM_INLINE void column_tail(int64_t rows, const float* a, int64_t lda, int64_t k, const float* bp, const vf* bias,
+                                  vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+  if constexpr (kRows > 0) {
+    if (rows == kRows) {
+      column_rows<kRows>(a, lda, k, bp, bias, lo, hi, c, ldc, cols);
+    } else {
+      column_tail<kRows - 1>(rows, a, lda, k, bp, bias, lo, hi, c, ldc, cols);
+    }
+  }
+}
+
+void columns(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
+             float hi, float* c, int64_t ldc, int64_t cols) {
+  float padded[kUnit] = {};
+  if (bias != nullptr)
+    for (int64_t j = 0; j < cols; ++j) padded[j] = bias[j];
+  vf b[kU];
+  for (int u = 0; u < kU; ++u) b[u] = load(padded + u * kW);
+  const vf vlo = splat(lo), vhi = splat(hi);
+  int64_t r0 = 0;
+  for (; r0 + kWideRows <= m; r0 += kWideRows)
+    column_rows<kWideRows>(a + r0 * lda, lda, k, bp, b, vlo, vhi, c + r0 * ldc, ldc, cols);
+  column_tail<kWideRows - 1>(m - r0, a + r0 * lda, lda, k, bp, b, vlo, vhi, c + r0 * ldc, ldc, cols);
+}
+
+}  // namespace
+
+extern const GemmTiles gemm_tiles_table;
+const GemmTiles gemm_tiles_table = {ASCENDSIM_GEMM_SHAPE, kNarrowCols, pack_narrow, narrow, wide, columns};
+
+}  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

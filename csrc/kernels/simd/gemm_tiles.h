@@ -1,0 +1,41 @@
+// The register-tiled loops of the packed products (gemm.h: PackedMatrix, PackedColumns), one table per kernel
+// variant (simd/gemm_tiles.cpp). A is packed in panels of kUnit rows, k-major; C is row-major.
+#pragma once
+#include <cstdint>
+
+namespace ascendsim::kernels {
+
+// Applied as C is written: + bias[row] (when not null), + sum (when not null: a matrix laid out as C with C's
+// leading dimension, from the element of C's first; a fused residual), then clamped to [lo, hi] (a fused Relu
+// or Clip).
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  const float* sum = nullptr;
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+};
+
+struct GemmTiles {
+  const char* shape;    // of the register tiles, for the kernel-variant log ("16x6 / 6x16")
+  int64_t narrow_cols;  // columns of a packed tile of B (narrow products)
+  // Rows [k0, k1) of tiles [t0, t1) of B (n columns, row pitch ldb) into bp: tiles of narrow_cols columns,
+  // each `depth` rows deep and k-major, columns past n zero.
+  void (*pack_narrow)(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
+                      int64_t k1, float* bp);
+  // C[r][j] = epilogue(sum over kc of ap[k][r] * bp[k][j]) for r < rows, j < cols: one panel of A (from row r0
+  // of the bias) by one packed tile of B.
+  void (*narrow)(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c,
+                 int64_t ldc, int64_t rows, int64_t cols);
+  // C[:, 0:cols] = epilogue(A * B[:, 0:kUnit]) for every panel of A (m rows, depth k, panels `pitch` deep): B
+  // read in place (row pitch ldb, kUnit readable columns), C stores `cols` <= kUnit columns.
+  void (*wide)(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
+               const GemmEpilogue& e, float* c, int64_t ldc, int64_t cols);
+  // C (m x cols, cols <= kUnit) = A (m x k, row pitch lda, read in place) * one panel of B (k x kUnit, k-major),
+  // then + bias[column] (when not null) and clamped to [lo, hi].
+  void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
+                  float hi, float* c, int64_t ldc, int64_t cols);
+};
+
+// The active variant's table (kernels/isa.h).
+const GemmTiles& gemm_tiles();
+
+}  // namespace ascendsim::kernels

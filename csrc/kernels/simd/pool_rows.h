@@ -1,0 +1,24 @@
+// The pooling loops (pool.cpp), one table per kernel variant (simd/pool_rows.cpp), and the pooling geometry
+// they share with pool.cpp.
+#pragma once
+#include <cstdint>
+
+namespace ascendsim::kernels {
+
+struct PoolGeometry {
+  int64_t planes = 0, h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t ph = 0, pw = 0, ph_end = 0, pw_end = 0;
+  bool max = true, include_pad = false;
+};
+
+struct PoolRows {
+  // y (oh x ow) = max / average pooling of one plane x (h x w).
+  void (*max_plane)(const PoolGeometry& g, const float* x, float* y);
+  void (*average_plane)(const PoolGeometry& g, const float* x, float* y);
+  // y[p] = max / mean of the `len` values of plane p, for planes [0, planes).
+  void (*global_planes)(const float* x, int64_t planes, int64_t len, bool max, float* y);
+};
+
+const PoolRows& pool_rows();
+
+}  // namespace ascendsim::kernels

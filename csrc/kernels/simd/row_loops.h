@@ -1,0 +1,27 @@
+// Row loops of the normalisation, softmax, bias and im2col kernels (softmax_norm.cpp, matmul.cpp, conv.cpp), one
+// table per kernel variant (simd/row_loops.cpp).
+#pragma once
+#include <cstdint>
+
+namespace ascendsim::kernels {
+
+struct RowLoops {
+  // y = softmax (or log-softmax) of the contiguous row x of len values; x may equal y.
+  void (*softmax)(const float* x, float* y, int64_t len, bool log);
+  // The mean of the row and 1 / sqrt(variance + eps) (population variance, as LayerNorm and InstanceNorm).
+  void (*moments)(const float* x, int64_t len, float eps, float* mean, float* inv_std);
+  // y = (x - mean) * inv_std * scale + bias, scale / bias per element (count len) or one value (count 1), or
+  // absent (null).
+  void (*normalize)(const float* x, float* y, int64_t len, float mean, float inv_std, const float* scale,
+                    int64_t scale_count, const float* bias, int64_t bias_count);
+  // y = x * scale + shift.
+  void (*affine)(const float* x, float* y, int64_t len, float scale, float shift);
+  // row[j] += bias[j] for j < n.
+  void (*add)(float* row, const float* bias, int64_t n);
+  // row[c] = src[c * stride] for c in [0, n).
+  void (*gather)(const float* src, int64_t stride, float* row, int64_t n);
+};
+
+const RowLoops& row_loops();
+
+}  // namespace ascendsim::kernels

@@ -1,0 +1,113 @@
+"""Finds register spills in the innermost loops of the kernel variants (docs/kernels.md): disassembles every
+variant's objects (objdump), takes each function's innermost loops (the address ranges of backward branches that
+contain no other one) and counts the vector stores to the stack inside them, the mark of an accumulator that did
+not fit in the registers (each one is written back and read again on every iteration). Reads of stack memory are
+not counted: a table of weights kept on the stack is read as a memory operand by design.
+
+    python tests/spill_check.py     # builds the variants into build/kernel_driver, prints the loops that multiply
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel_build import OPTIMIZED, ROOT, cached_variant_objects, variants
+
+FUNCTION = re.compile(r"^([0-9a-f]+) <(.*)>:$")
+INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
+BRANCH = re.compile(r"^(j\w+|b|b\.\w+|cbn?z|tbn?z)$")  # x86 and aarch64
+STACK = re.compile(r"\(%rsp\)|\(%rbp\)|\[sp[,\]]|\[x29[,\]]")
+# A multiply-add, or SSE2's multiply (no FMA there): the arithmetic a register tile exists for.
+MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fmla|mulps|vmulps)$")
+
+
+@dataclass
+class Loop:
+    function: str
+    start: int
+    end: int
+    instructions: int
+    multiply_adds: int
+    spills: int  # vector stores to the stack
+
+
+def short_name(name: str) -> str:
+    name = re.sub(r"^ascendsim::kernels::isa_\w+::(\(anonymous namespace\)::)?", "", name)
+    return re.sub(r"\(.*", "", name)
+
+
+def innermost_loops(disassembly: str) -> list[Loop]:
+    loops: list[Loop] = []
+    function, body = "", []
+    for line in [*disassembly.splitlines(), ""]:
+        if (match := FUNCTION.match(line)) or not line:
+            loops += _loops_of(function, body)
+            function, body = (match.group(2), []) if match else ("", [])
+            continue
+        if (ins := INSTRUCTION.match(line)) and function:
+            body.append((int(ins.group(1), 16), ins.group(2), ins.group(3)))
+    return loops
+
+
+def _loops_of(function: str, body: list[tuple[int, str, str]]) -> list[Loop]:
+    if "::isa_" not in function:
+        return []
+    ranges = []
+    for address, mnemonic, operands in body:
+        target = re.search(r"\b([0-9a-f]+) <", operands)
+        if BRANCH.match(mnemonic) and target and int(target.group(1), 16) < address:
+            ranges.append((int(target.group(1), 16), address))
+    innermost = [r for r in ranges if not any(o != r and r[0] <= o[0] and o[1] <= r[1] for o in ranges)]
+    loops = []
+    for start, end in innermost:
+        inside = [(m, o) for a, m, o in body if start <= a <= end]
+        spills = sum(1 for m, o in inside if _is_vector_store_to_stack(m, o))
+        multiply_adds = sum(1 for m, _ in inside if MULTIPLY_ADD.match(m))
+        loops.append(Loop(short_name(function), start, end, len(inside), multiply_adds, spills))
+    return loops
+
+
+PACKED_MOVE = re.compile(r"^v?mov(u|a)p[sd]$|^v?movdq[ua](8|16|32|64)?$|^vextract[fi](128|32x4|64x4|32x8)$")
+
+
+def _is_vector_store_to_stack(mnemonic: str, operands: str) -> bool:
+    """A whole-vector store (not a scalar float's) whose destination is the stack."""
+    if not STACK.search(operands):
+        return False
+    if mnemonic in ("str", "stp", "stur", "st1"):  # aarch64: q registers are whole vectors
+        return re.search(r"\bq\d+\b|\bv\d+\.", operands) is not None
+    # AT&T syntax: the destination is the last operand.
+    return PACKED_MOVE.match(mnemonic) is not None and STACK.search(operands.rsplit(",", maxsplit=1)[-1]) is not None
+
+
+def variant_loops(cache: Path, flags: list[str]) -> dict[str, list[Loop]]:
+    """The innermost loops of every variant's objects, built with `flags` (cached in `cache`)."""
+    found: dict[str, list[Loop]] = {}
+    objects = cached_variant_objects(cache, flags)
+    for name, _ in variants():
+        text = "".join(subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", str(o)], capture_output=True,
+                                      text=True, check=True).stdout for o in objects if o.name.startswith(name + "_"))
+        found[name] = innermost_loops(text)
+    return found
+
+
+def main() -> int:
+    """Prints the innermost loops that multiply, per variant, with their spills."""
+    found = variant_loops(ROOT / "build" / "kernel_driver", OPTIMIZED)
+    for name, loops in found.items():
+        arithmetic = [loop for loop in loops if loop.multiply_adds]
+        print(f"{name}: {len(arithmetic)} innermost loops with multiply-adds, "
+              f"{sum(loop.spills > 0 for loop in arithmetic)} of them spilling")
+        for loop in arithmetic:
+            mark = f", {loop.spills} vector stores to the stack" if loop.spills else ""
+            print(f"  {loop.function:16s} {loop.start:#07x}-{loop.end:#07x}: {loop.instructions} instructions, "
+                  f"{loop.multiply_adds} multiply-adds{mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""Every kernel variant keeps its accumulators in registers: no innermost loop that multiplies stores a vector to
+the stack (spill_check.py; docs/kernels.md). The AVX2 build of the AVX-512-sized tiles this replaced failed it:
+its wide GEMM loop wrote 68 vectors to the stack per iteration."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from kernel_build import OPTIMIZED, ROOT, variants
+from spill_check import variant_loops
+
+pytestmark = pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils)")
+
+
+@pytest.fixture(scope="module")
+def loops() -> dict:
+    return variant_loops(ROOT / "build" / "kernel_driver", OPTIMIZED)
+
+
+@pytest.mark.parametrize("variant", [name for name, _ in variants()])
+def test_multiply_loops_do_not_spill(loops: dict, variant: str) -> None:
+    arithmetic = [loop for loop in loops[variant] if loop.multiply_adds]
+    tiled = {loop.function for loop in arithmetic}
+    # The register-tiled loops were found at all (the check would pass vacuously otherwise).
+    assert {"narrow", "wide", "columns", "same", "polyphase", "stride2", "conv_block"} <= tiled, tiled
+    spilling = [loop for loop in arithmetic if loop.spills]
+    assert not spilling, spilling
