@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import ascendsim
 from ascendsim.bench import models, workers
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -28,6 +29,8 @@ EVERY_ROW = {
     *(f"chain.{face}.{what}" for face in ("c", "py") for what in ("execute", "per_node")),
     *(f"sink.{face}{per_op}" for face in ("c", "py") for per_op in ("", ".per_op")),
     "concurrency.c", *(f"{model}.t{threads}" for model in MODELS for threads in (1, 2)),
+    *(f"kernels.{case}.{peer}" for case in ("conv1x1.64_256_56", "conv3x3.64_64_56") for peer in ("openblas", "ort")),
+    "kernels.dw3x3.32_112.ort", "kernels.matmul.attention_12_128_64.ort",
 }
 
 
@@ -62,13 +65,23 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
         assert is_figure(row["ours"]) and is_figure(row["peer"]), row
         assert math.isfinite(row["ratio"]) and math.isfinite(row["ratio_of_mins"]), row
         assert (row["bytes"] is not None) == row["name"].startswith("copy."), row
+        assert (row["flops"] is not None) == row["name"].startswith("kernels."), row
+    # Each kernels row names the path ours took, and the OpenBLAS side really ran on OpenBLAS.
+    kernel_rows = {row["name"]: row for row in rows if row["name"].startswith("kernels.")}
+    assert "Winograd" in kernel_rows["kernels.conv3x3.64_64_56.openblas"]["note"]
+    assert "Winograd F(2x2, 3x3), products on OpenBLAS sgemm" in kernel_rows["kernels.conv3x3.64_64_56.openblas"][
+        "peer_name"]
+    assert "depthwise" in kernel_rows["kernels.dw3x3.32_112.ort"]["note"]
     found = report["workers"]
-    assert sorted(found) == ["micro worker 1t", "models worker 1t", "models worker 2t", "runtime worker 1t"]
+    assert sorted(found) == ["kernels worker 1t", "micro worker 1t", "models worker 1t", "models worker 2t",
+                             "runtime worker 1t"]
     for worker in found.values():
         assert "OPENBLAS_CORETYPE" not in worker["variables"] and "OPENBLAS_L2_SIZE" not in worker["variables"]
         assert worker["variables"]["ASCENDSIM_NUM_THREADS"] == str(worker["ASCENDSIM_NUM_THREADS"])
         assert worker["openblas"]["corename"] and "OpenBLAS" in worker["openblas"]["config"]
+        assert f"kernel variant {ascendsim.kernel_variant()}" in worker["cpu"]
     header = "\n".join(report["header"])
+    assert "CPU: " in header and "kernel variant" in header
     assert "OPENBLAS_CORETYPE=Haswell" in header and "removed" in header
     assert "chain 1000 -> 1000" in header  # the chain was not fused
     assert "load average" in header

@@ -1,8 +1,11 @@
-// ascendsim's own C functions (include/ascendsim/ascendsim_ext.h): device memory statistics.
+// ascendsim's own C functions (include/ascendsim/ascendsim_ext.h): device memory statistics, the kernel variant.
 #include "ascendsim/ascendsim_ext.h"
+
+#include <string>
 
 #include "core/error.h"
 #include "core/host_wait.h"
+#include "kernels/isa.h"
 #include "runtime/device.h"
 #include "runtime/runtime.h"
 
@@ -43,6 +46,17 @@ aclError ascendsimEmptyCache(int32_t deviceId) {
   if (device == nullptr) return ACL_ERROR_RT_INVALID_DEVICEID;
   device->memory().empty_cache();
   return ACL_SUCCESS;
+}
+
+const char* ascendsimGetKernelVariant(void) { return kernels::active_isa_name(); }
+
+const char* ascendsimGetKernelVariants(void) {
+  static const std::string names = [] {
+    std::string joined;
+    for (const std::string& name : kernels::runnable_isas()) joined += (joined.empty() ? "" : " ") + name;
+    return joined;
+  }();
+  return names.c_str();
 }
 
 }  // extern "C"

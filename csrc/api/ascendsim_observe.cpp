@@ -1,11 +1,15 @@
-// ascendsim's observability functions (include/ascendsim/ascendsim_ext.h): leak reports and memory
-// snapshots as JSON text. The caller passes a buffer; *length always receives the text's length, so a first
+// ascendsim's observability functions (include/ascendsim/ascendsim_ext.h): leak reports, memory snapshots and
+// the kernels of a loaded model as JSON text. The caller passes a buffer; *length always receives the text's length, so a first
 // call with capacity 0 sizes the buffer (the text can change between two calls: callers retry until it fits).
 #include <cstring>
 #include <string>
 
 #include "ascendsim/ascendsim_ext.h"
 #include "core/error.h"
+#include "core/json.h"
+#include "kernels/isa.h"
+#include "model/loaded_model.h"
+#include "model/model_registry.h"
 #include "runtime/device.h"
 #include "runtime/leak_report.h"
 #include "runtime/runtime.h"
@@ -48,9 +52,34 @@ std::string snapshot_json(int device_id, const std::vector<MemorySegment>& segme
   return json + "]}";
 }
 
+std::string kernels_json(uint32_t model_id, const model::LoadedModel& loaded) {
+  const model::ModelDef& def = *loaded.def();
+  std::string json = "{\"model\": " + std::to_string(model_id) + ", \"variant\": " +
+                     json_quote(kernels::active_isa_name()) + ", \"plans\": [";
+  for (size_t p = 0; p < loaded.plan_count(); ++p) {
+    const std::vector<std::string> paths = loaded.kernel_paths(p);
+    json += std::string(p ? ", " : "") + "{\"nodes\": [";
+    for (size_t n = 0; n < paths.size(); ++n) {
+      const model::NodeDef& node = def.plans[p].nodes[n];
+      json += std::string(n ? ", " : "") + "{\"name\": " + json_quote(node.name) + ", \"op\": " +
+              json_quote(node.op_type) + ", \"path\": " + json_quote(paths[n]) + "}";
+    }
+    json += "]}";
+  }
+  return json + "]}";
+}
+
 }  // namespace
 
 extern "C" {
+
+aclError ascendsimGetModelKernels(uint32_t modelId, char* json, size_t capacity, size_t* length) {
+  ASCENDSIM_CHECK_NOT_NULL(length);
+  const std::shared_ptr<model::LoadedModel> loaded = model::find_loaded_model(modelId);
+  if (loaded == nullptr)
+    return fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "%s: model id %u is not loaded", __func__, modelId);
+  return copy_out(kernels_json(modelId, *loaded), json, capacity, length, __func__);
+}
 
 aclError ascendsimGetLeakReport(int32_t live, char* json, size_t capacity, size_t* length) {
   ASCENDSIM_CHECK_NOT_NULL(length);

@@ -2,6 +2,7 @@
 // UTF-8), numbers, true/false/null. Depth is bounded so a hostile file cannot exhaust the stack.
 #include "core/json.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace ascendsim {
@@ -169,6 +170,23 @@ const JsonValue* JsonValue::get(const std::string& key) const {
 bool parse_json(const std::string& text, JsonValue* out, std::string* error) {
   *out = JsonValue();
   return Parser(text).parse(out, error);
+}
+
+std::string json_quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace ascendsim

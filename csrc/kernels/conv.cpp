@@ -1,20 +1,20 @@
 // Conv (1-D and 2-D, NCHW): groups, dilations, pads, strides, auto_pad, optional bias, fused activation.
 //
 // General path (see general()): per image and group, the output is computed in L2-sized column blocks:
-// im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), one
-// sgemm (gemm.h) onto the block preset to the bias, then the activation. When the weights are a float32
-// constant (the usual case), they are packed once at build (PackedMatrix) and the product runs on our own
-// micro-kernels, which add the bias and clamp as they write: OpenBLAS would pack the weights (or, for a
-// wide plane, the image) again on every call, and measured slower on every conv shape of ResNet-50 and
-// MobileNetV2. The weights then take twice their memory. 3x3 stride-1 convs with constant float32 weights
+// im2col of the block (none for a 1x1, stride 1, unpadded conv, which reads the image in place), then the
+// product with the bias and the activation. When the weights are a float32 constant (the usual case), the
+// product runs on the path the active kernel variant runs fastest at its shape (product_path.h): our own
+// register tiles over the weights packed once at build (OpenBLAS would pack the weights, or for a wide
+// plane the image, again on every call), or OpenBLAS; the weights then take twice their memory. Weights
+// given at run time go to OpenBLAS. 3x3 stride-1 convs with constant float32 weights
 // run as Winograd F(2x2, 3x3) (winograd.h), and depthwise convs (group == C == M) take their own direct path
 // (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/conv_geometry.h"
 #include "kernels/depthwise.h"
-#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/product_path.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 #include "kernels/winograd.h"
@@ -58,11 +58,7 @@ class ConvKernel final : public Kernel {
       winograd_ = std::make_unique<WinogradConv>(g, static_cast<const float*>(weights));
       return;
     }
-    if (!depthwise_ && constant_fp32) {
-      clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
-      packed_.reserve(static_cast<size_t>(g.group));
-      for (int64_t gi = 0; gi < g.group; ++gi) packed_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_);
-    }
+    clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
     // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran
     // its im2col and epilogue on one thread while only the GEMM was split), or a pointwise conv has two
@@ -78,6 +74,19 @@ class ConvKernel final : public Kernel {
       block_ = (spatial_ + blocks - 1) / blocks;
       by_block_ = true;
     }
+    if (!depthwise_ && constant_fp32) {
+      constant_.reserve(static_cast<size_t>(g.group));
+      for (int64_t gi = 0; gi < g.group; ++gi)
+        constant_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_, block_);
+    }
+  }
+
+  std::string path() const override {
+    if (winograd_) return "Winograd F(2x2, 3x3), products on " + product_path_name(winograd_->product_path());
+    if (depthwise_) return depthwise_path(g_);
+    const std::string product = constant_.empty() ? product_path_name(ProductPath::kLibrary)
+                                                  : product_path_name(constant_.front().path());
+    return (pointwise_ ? "pointwise, " : "im2col, ") + product;
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -109,11 +118,11 @@ class ConvKernel final : public Kernel {
 
  private:
   // General path, per image and group: the output is cut into column blocks of block_ positions; per block,
-  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the block's
-  // columns of every output channel are set to the bias, one sgemm adds the product to them (beta 1:
-  // OpenBLAS then skips its zeroing pass), and the activation runs on them while they are in cache (with
-  // packed weights, the micro-kernels add the bias and clamp a Relu/Clip as they write C). Blocks hold
-  // ~64 KiB of im2col (the full matrix of a 56x56 3x3 conv is 7 MiB), and at least 256 columns.
+  // im2col fills a kk x block matrix (a 1x1 stride-1 unpadded conv reads the image in place), the product
+  // adds the bias (and the fused sum) and clamps a Relu/Clip (product_path.h: on the packed weights' tiles as
+  // they write C, or around one OpenBLAS sgemm), and any other activation runs on the block while it is in
+  // cache. Blocks hold ~64 KiB of im2col (the full matrix of a 56x56 3x3 conv is 7 MiB), and at least 256
+  // columns.
   // With by_block_ (see the constructor) the pool runs whole blocks (one region per conv, single-threaded
   // GEMMs); otherwise the blocks run in turn and each GEMM is split over the pool.
   void general(const float* x, const float* w, const float* bias, const float* sum, float* out) const {
@@ -138,19 +147,13 @@ class ConvKernel final : public Kernel {
             }
             const float* b = pointwise_ ? image + p0 : col;
             int64_t ldb = pointwise_ ? spatial_ : np;
-            if (packed_.empty()) {
-              // C preset to bias + sum; sgemm then adds the product (beta 1).
-              if (bg != nullptr || zg != nullptr)
-                for (int64_t m = 0; m < mg_; ++m)
-                  for (int64_t p = p0; p < p0 + np; ++p)
-                    dst[m * spatial_ + p] = (bg != nullptr ? bg[m] : 0.0f) + (zg != nullptr ? zg[m * spatial_ + p] : 0.0f);
-              sgemm(false, false, mg_, np, kk_, 1.0f, wg, kk_, b, ldb, bg != nullptr || zg != nullptr ? 1.0f : 0.0f,
-                    dst + p0, spatial_);
+            GemmEpilogue e = clamp_;
+            e.bias = bg;
+            e.sum = zg != nullptr ? zg + p0 : nullptr;
+            if (constant_.empty()) {  // weights given at run time
+              sgemm_epilogue(wg, kk_, mg_, kk_, b, ldb, np, e, dst + p0, spatial_);
             } else {
-              PackedMatrix::Epilogue e = clamp_;
-              e.bias = bg;
-              e.sum = zg != nullptr ? zg + p0 : nullptr;
-              packed_[static_cast<size_t>(gi)].multiply(b, ldb, np, e, dst + p0, spatial_);
+              constant_[static_cast<size_t>(gi)].multiply(b, ldb, np, e, dst + p0, spatial_);
             }
             if (act_.op >= 0 && !clamps_)
               for (int64_t m = 0; m < mg_; ++m) apply_activation(act_, dst + m * spatial_ + p0, np);
@@ -199,9 +202,9 @@ class ConvKernel final : public Kernel {
   bool round_ = false, has_bias_ = false, has_sum_ = false, pointwise_ = false, depthwise_ = false;
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
   bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
-  std::vector<PackedMatrix> packed_;  // per group, when the weights are packed at build
-  PackedMatrix::Epilogue clamp_;       // their epilogue's Relu/Clip bounds (the bias is per group)
-  bool clamps_ = false;                // the activation is those bounds (else it runs after the product)
+  std::vector<ConstantMatrix> constant_;  // per group, when the weights are a float32 constant
+  GemmEpilogue clamp_;                    // the products' Relu/Clip bounds (the bias is per group)
+  bool clamps_ = false;                   // the activation is those bounds (else it runs after the product)
   std::unique_ptr<WinogradConv> winograd_;
 };
 

@@ -35,6 +35,7 @@
 #include <algorithm>
 
 #include "kernels/layout.h"
+#include "kernels/simd/depthwise_blocks.h"
 #include "kernels/simd/depthwise_planes.h"
 #include "kernels/thread_pool.h"
 
@@ -43,7 +44,28 @@ namespace {
 
 constexpr int64_t kSamePlane = 1024;  // largest plane (32x32) on the same path
 
+
+enum class Path { kBlocked, kSame, kStride2, kPolyphase };
+
+Path path_of(const ConvGeometry& g) {
+  if (blocked_depthwise_suits(g)) return Path::kBlocked;
+  if (g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.oh == g.h && g.ow == g.w && g.ph < g.kh && g.pw < g.kw &&
+      g.oh * g.ow <= kSamePlane)
+    return Path::kSame;
+  if (g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1) return Path::kStride2;
+  return Path::kPolyphase;
+}
+
 }  // namespace
+
+std::string depthwise_path(const ConvGeometry& g) {
+  switch (path_of(g)) {
+    case Path::kBlocked: return "depthwise, channel blocks of " + std::to_string(depthwise_blocks().channels);
+    case Path::kSame: return "depthwise, same planes";
+    case Path::kStride2: return "depthwise, stride-2 windows";
+    default: return "depthwise, polyphase planes";
+  }
+}
 
 void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
                     float* out) {
@@ -56,13 +78,13 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
   auto finish = [&](int64_t p0, int64_t p1) {
     if (!fused) apply_activation(act, out + p0 * spatial, (p1 - p0) * spatial);
   };
-  if (blocked_depthwise_suits(g)) {
+  const Path path = path_of(g);
+  if (path == Path::kBlocked) {
     blocked_depthwise(g, x, w, bias, lo, hi, out);
     finish(0, planes);
     return;
   }
-  if (g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.oh == g.h && g.ow == g.w && g.ph < g.kh && g.pw < g.kw &&
-      spatial <= kSamePlane) {
+  if (path == Path::kSame) {
     SameShape s{};
     s.hw = spatial;
     s.padded = (spatial + kDepthwiseStep - 1) / kDepthwiseStep * kDepthwiseStep;
@@ -88,7 +110,7 @@ void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const
     });
     return;
   }
-  if (g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1) {
+  if (path == Path::kStride2) {
     FrameShape s{};
     s.rows = 2 * (kStride2Rows - 1) + g.kh;  // the padded rows of one step
     // Room for the copy's last group (at most 16 floats from (w - 1) / 32 * 16, shifted by up to (pw + 1) / 2)

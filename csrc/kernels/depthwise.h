@@ -1,5 +1,7 @@
 // Depthwise convolution (group == C == M), NCHW float32, with the bias and the fused activation.
 #pragma once
+#include <string>
+
 #include "kernels/conv_geometry.h"
 #include "kernels/kernel_util.h"
 
@@ -9,6 +11,8 @@ namespace ascendsim::kernels {
 // then act; parallel over the (image, channel) planes.
 void depthwise_conv(const ConvGeometry& g, const float* x, const float* w, const float* bias, const Activation& act,
                     float* out);
+// The path depthwise_conv takes for g, for the kernel-variant log.
+std::string depthwise_path(const ConvGeometry& g);
 
 // The channel-blocked path for stride-2 convs on small planes (depthwise_blocked.cpp), which depthwise_conv
 // takes when it suits g: out = clamp(conv + bias, lo, hi).

@@ -55,6 +55,9 @@ class Kernel {
   // (in place, docs/om-format.md §4.3): element i of an output is written only after element i of every
   // input was read.
   virtual void run(const void* const* inputs, void* const* outputs) = 0;
+  // The path this kernel runs where its op has several, for the load-time log (docs/kernels.md), e.g.
+  // "Winograd F(2x2, 3x3), products on packed tiles 16x6 / 6x16 (AVX2)"; empty for an op with one path.
+  virtual std::string path() const { return {}; }
 };
 
 // Returns the kernel, or null with `*error` saying what is not supported (op, dtype, attribute value).

@@ -1,8 +1,9 @@
 // MatMul (numpy matmul: 1-D promotion, broadcast batch dims, optional fused bias and activation) and Gemm
 // (alpha, beta, transA, transB, broadcast C, fused activation) on sgemm (gemm.h: OpenBLAS, threaded by the pool).
 // A MatMul whose B is a float32 constant without batch dims (a layer's weights) packs it once at build and
-// multiplies on PackedColumns, which adds a row bias and clamps a Relu/Clip as it writes: OpenBLAS would pack
-// the weights again on every call (measured ~15% slower on a BERT encoder).
+// multiplies on PackedColumns, which adds a row bias and clamps a Relu/Clip as it writes, where that path is
+// the faster one (product_path.h): OpenBLAS would pack the weights again on every call (measured ~15% slower
+// on a BERT encoder with AVX-512).
 //
 // Float16 storage is widened to float32 (scratch) and computed in float32; ROUND_INPUTS_FP16 rounds float32
 // inputs to float16 values first (cube-unit semantics: fp16 operands, fp32 accumulation). A MatMul whose
@@ -13,8 +14,8 @@
 #include <memory>
 #include <optional>
 
-#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/product_path.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 
@@ -66,7 +67,8 @@ class MatMulKernel final : public Kernel {
     full_out_.push_back(m_);
     full_out_.push_back(n_);
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
+    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1 &&
+        constant_right_path(batches_ * m_, k_, n_) == ProductPath::kPacked) {
       packed_b_ = std::make_unique<PackedColumns>(static_cast<const float*>(weights), k_, n_, n_);
       float lo = 0, hi = 0;
       packed_epilogue_ = row_bias_ && activation_bounds(act_, &lo, &hi);
@@ -76,6 +78,8 @@ class MatMulKernel final : public Kernel {
       }
     }
   }
+
+  std::string path() const override { return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary); }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);

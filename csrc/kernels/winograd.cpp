@@ -13,7 +13,7 @@
 //    c - pw), parallel over channels;
 // 2. input transform, parallel over channels: a vector of tiles of a tile row at a time, the patch columns j
 //    being the even elements from frame column 2 * tx + j, B^T d B in vector adds;
-// 3. the 16 products, parallel over t (each on PackedMatrix's kernels);
+// 3. the 16 products, parallel over t (each on its path: product_path.h);
 // 4. output transform, parallel over output channels: A^T M A, the bias, the Relu/Clip bounds, and the two
 //    output columns of each tile interleaved back into rows.
 // Rows of V and M are padded to whole 16-float units past the block's last tile, so every vector store stays in
@@ -60,7 +60,8 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
     }
   }
   transformed_.reserve(kPositions);
-  for (int64_t t = 0; t < kPositions; ++t) transformed_.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c);
+  for (int64_t t = 0; t < kPositions; ++t)
+    transformed_.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, rows_per_block_ * tiles_w_);
 }
 
 void WinogradConv::run(const float* x, const float* bias, const Activation& act, float* out) const {
@@ -91,7 +92,7 @@ void WinogradConv::run(const float* x, const float* bias, const Activation& act,
       });
       parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t)
-          transformed_[static_cast<size_t>(t)].multiply(v + t * g.c * ld, ld, tiles, PackedMatrix::Epilogue{}, mt + t * g.m * ld, ld);
+          transformed_[static_cast<size_t>(t)].multiply(v + t * g.c * ld, ld, tiles, GemmEpilogue{}, mt + t * g.m * ld, ld);
       });
       parallel_for(g.m, 1, [&](int64_t m0, int64_t m1) {
         for (int64_t m = m0; m < m1; ++m)

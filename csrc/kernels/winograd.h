@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "kernels/conv_geometry.h"
-#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/product_path.h"
 
 namespace ascendsim::kernels {
 
@@ -18,11 +18,12 @@ class WinogradConv {
   WinogradConv(const ConvGeometry& g, const float* weights);
   // out = act(conv(x) + bias); bias may be null.
   void run(const float* x, const float* bias, const Activation& act, float* out) const;
+  ProductPath product_path() const { return transformed_.front().path(); }
 
  private:
   ConvGeometry g_;
   int64_t tiles_w_, tiles_h_, rows_per_block_;
-  std::vector<PackedMatrix> transformed_;  // U_t = (G g G^T)[t] for the 16 positions t of a 4x4 tile: m x c
+  std::vector<ConstantMatrix> transformed_;  // U_t = (G g G^T)[t] for the 16 positions t of a 4x4 tile: m x c
 };
 
 }  // namespace ascendsim::kernels

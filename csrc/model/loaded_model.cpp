@@ -34,6 +34,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "executor/stream_runner.h"
+#include "kernels/isa.h"
 #include "model/model_trace.h"
 #include "runtime/profiler.h"
 #include "runtime/device.h"
@@ -263,6 +264,11 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
                   "this node: %s", api, name_.c_str(), node.name.c_str(), node.op_type.c_str(),
                   why.empty() ? "unsupported" : why.c_str());
+    if (log_enabled(kLogDebug)) {
+      const std::string path = kernel->path();
+      log(kLogDebug, "MODEL", "model '%s': node '%s' (%s): kernel variant %s%s%s", name_.c_str(), node.name.c_str(),
+          node.op_type.c_str(), kernels::active_isa_name(), path.empty() ? "" : ", ", path.c_str());
+    }
     inst->kernels.push_back(std::move(kernel));
     slot_count += node.inputs.size() + node.outputs.size();
   }
@@ -476,6 +482,12 @@ aclError LoadedModel::execute(size_t plan_index, const void* const* inputs, void
 }
 
 // ASCENDSIM_NODE_TIMING=1: at unload, the mean time of every node per execution, slowest first, on stderr.
+std::vector<std::string> LoadedModel::kernel_paths(size_t plan) const {
+  std::vector<std::string> paths;
+  for (const auto& kernel : plans_[plan]->primary->kernels) paths.push_back(kernel ? kernel->path() : "view");
+  return paths;
+}
+
 void LoadedModel::report_timing() const {
   for (size_t p = 0; p < node_ns_.size() && p < plans_.size(); ++p) {
     const uint64_t runs = runs_[p].load();

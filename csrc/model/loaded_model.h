@@ -82,6 +82,10 @@ class LoadedModel {
   // The plan run by the latest execute (for aclmdlGetCurOutputDims).
   size_t last_plan() const { return last_plan_.load(std::memory_order_relaxed); }
 
+  // The kernel path of every node of plan `plan` (kernels::Kernel::path(); "" for an op with one path,
+  // "view" for a node left out because its output is its input): what ascendsimGetModelKernels reports.
+  std::vector<std::string> kernel_paths(size_t plan) const;
+
  private:
   LoadedModel() = default;
   aclError build_instance(size_t plan, void* feature_map, bool owns_feature_map, const char* api,

@@ -1,5 +1,5 @@
-// ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports and memory
-// snapshots, for Python.
+// ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports, memory snapshots
+// and the kernel variant, for Python.
 #include <string>
 
 #include "ascendsim/ascendsim_ext.h"
@@ -31,11 +31,11 @@ void restore_gil(void* state) {
   if (state != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
 }
 
-// The JSON-text functions (ascendsimGetLeakReport, ascendsimGetMemorySnapshot): (text, ret) from one int
-// argument. The size query and the fill are retried while the text grows between them.
-template <aclError (*Fn)(int32_t, char*, size_t, size_t*)>
+// The JSON-text functions (ascendsimGetLeakReport, ascendsimGetMemorySnapshot, ascendsimGetModelKernels):
+// (text, ret) from one int argument. The size query and the fill are retried while the text grows between them.
+template <class Arg, aclError (*Fn)(Arg, char*, size_t, size_t*)>
 PyObject* json_text(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  int32_t arg = 0;
+  Arg arg = 0;
   if (!check_count(self, nargs, 1) || !parse_input(self, 0, args[0], &arg)) return nullptr;
   std::string text;
   size_t length = 0;
@@ -58,8 +58,9 @@ PyObject* json_text(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyMethodDef json_functions[] = {
-    fastcall_def("ascendsimGetLeakReport", &json_text<&ascendsimGetLeakReport>),
-    fastcall_def("ascendsimGetMemorySnapshot", &json_text<&ascendsimGetMemorySnapshot>),
+    fastcall_def("ascendsimGetLeakReport", &json_text<int32_t, &ascendsimGetLeakReport>),
+    fastcall_def("ascendsimGetMemorySnapshot", &json_text<int32_t, &ascendsimGetMemorySnapshot>),
+    fastcall_def("ascendsimGetModelKernels", &json_text<uint32_t, &ascendsimGetModelKernels>),
 };
 
 }  // namespace
@@ -70,6 +71,8 @@ void bind_extensions(PyObject* module) {
   bind<&ascendsimGetMemoryStats>(module, "ascendsimGetMemoryStats");
   bind<&ascendsimResetPeakMemoryStats>(module, "ascendsimResetPeakMemoryStats");
   bind<&ascendsimEmptyCache, Gil::Release>(module, "ascendsimEmptyCache");
+  bind<&ascendsimGetKernelVariant>(module, "ascendsimGetKernelVariant");
+  bind<&ascendsimGetKernelVariants>(module, "ascendsimGetKernelVariants");
 }
 
 }  // namespace ascendsim::python

@@ -22,27 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "core/json.h"
 #include "runtime/profiler_buffer.h"
 
 namespace ascendsim::prof {
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // Trace process ids: the host is 1, device d is d + 2 (pid 0 means the idle task to some viewers).
 int pid_of(int device) { return device == kHostProcess ? 1 : device + 2; }
@@ -66,7 +50,7 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
   for (int device : processes) {
     const std::string name = device == kHostProcess ? "Host" : "Device " + std::to_string(device);
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": %s}}", sep,
-                 pid_of(device), json_string(name).c_str());
+                 pid_of(device), json_quote(name).c_str());
     sep = ",\n";
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_sort_index\", \"args\": {\"sort_index\": %d}}",
                  sep, pid_of(device), pid_of(device));
@@ -74,33 +58,33 @@ void write_trace(std::FILE* f, const std::vector<Record>& records, const std::ve
   for (uint32_t t : used) {
     const Track& track = tracks[t - 1];
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"tid\": %u, \"name\": \"thread_name\", \"args\": {\"name\": %s}}",
-                 sep, pid_of(track.device), t, json_string(track.name).c_str());
+                 sep, pid_of(track.device), t, json_quote(track.name).c_str());
     std::fprintf(f, "%s{\"ph\": \"M\", \"pid\": %d, \"tid\": %u, \"name\": \"thread_sort_index\", \"args\": "
                  "{\"sort_index\": %" PRIu64 "}}", sep, pid_of(track.device), t, track.sort);
   }
   for (const Record& r : records) {
     std::string args;
     for (const Arg& a : {r.arg0, r.arg1})
-      if (a.key != nullptr) args += (args.empty() ? "" : ", ") + json_string(a.key) + ": " + std::to_string(a.value);
+      if (a.key != nullptr) args += (args.empty() ? "" : ", ") + json_quote(a.key) + ": " + std::to_string(a.value);
     if (r.text_key != nullptr)
-      args += (args.empty() ? "" : ", ") + json_string(r.text_key) + ": " + json_string(r.text);
+      args += (args.empty() ? "" : ", ") + json_quote(r.text_key) + ": " + json_quote(r.text);
     const int pid = pid_of(tracks[r.track - 1].device);
     if (r.phase == 'C') {
       std::fprintf(f, "%s{\"ph\": \"C\", \"pid\": %d, \"ts\": %s, \"name\": %s, \"args\": {%s}}", sep, pid,
-                   micros(r.start).c_str(), json_string(r.name).c_str(), args.c_str());
+                   micros(r.start).c_str(), json_quote(r.name).c_str(), args.c_str());
     } else if (r.phase == 'i') {
       std::fprintf(f, "%s{\"ph\": \"i\", \"s\": \"t\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"name\": %s, "
-                   "\"cat\": \"%s\"}", sep, pid, r.track, micros(r.start).c_str(), json_string(r.name).c_str(),
+                   "\"cat\": \"%s\"}", sep, pid, r.track, micros(r.start).c_str(), json_quote(r.name).c_str(),
                    r.category);
     } else if (r.phase == 'b') {
       for (const auto& [phase, t] : {std::make_pair("b", r.start), std::make_pair("e", r.end)})
         std::fprintf(f, "%s{\"ph\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"id\": %" PRIu64
                      ", \"name\": %s, \"cat\": \"%s\"}", sep, phase, pid, r.track, micros(t).c_str(),
-                     r.arg0.value, json_string(r.name).c_str(), r.category);
+                     r.arg0.value, json_quote(r.name).c_str(), r.category);
     } else {
       std::fprintf(f, "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %s, \"dur\": %s, \"name\": %s, "
                    "\"cat\": \"%s\", \"args\": {%s}}", sep, pid, r.track, micros(r.start).c_str(),
-                   micros(r.end - r.start).c_str(), json_string(r.name).c_str(), r.category, args.c_str());
+                   micros(r.end - r.start).c_str(), json_quote(r.name).c_str(), r.category, args.c_str());
     }
   }
   std::fprintf(f, "\n]}\n");

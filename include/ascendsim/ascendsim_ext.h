@@ -46,6 +46,22 @@ ACL_FUNC_VISIBILITY aclError ascendsimResetPeakMemoryStats(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError ascendsimEmptyCache(int32_t deviceId);
 
 /*
+ * The instruction-set variant of the kernels this process runs (docs/kernels.md), e.g. "avx2": the best one the
+ * CPU runs, or the one ASCENDSIM_ISA names; chosen at the first call or kernel build. And the variants this CPU
+ * runs, lowest first, separated by spaces ("baseline avx2 avx512"). Static strings, never NULL.
+ */
+ACL_FUNC_VISIBILITY const char *ascendsimGetKernelVariant(void);
+ACL_FUNC_VISIBILITY const char *ascendsimGetKernelVariants(void);
+
+/*
+ * The kernels of loaded model `modelId` as JSON text (the convention of ascendsimGetLeakReport below):
+ * {"model", "variant", "plans": [{"nodes": [{"name", "op", "path"}]}]}, one plan per gear; "path" says which path
+ * a node's kernel runs where its op has several (e.g. "Winograd F(2x2, 3x3), products on packed tiles ..."), ""
+ * otherwise, "view" for a node that computes nothing. A model that is not loaded: ACL_ERROR_GE_EXEC_MODEL_ID_INVALID.
+ */
+ACL_FUNC_VISIBILITY aclError ascendsimGetModelKernels(uint32_t modelId, char *json, size_t capacity, size_t *length);
+
+/*
  * Observability (docs/observability.md). Both write JSON text into `json` (capacity bytes, NUL included) and
  * the text's length (without the NUL) into *length; capacity 0 only sets *length. A too small buffer:
  * ACL_ERROR_INVALID_PARAM.

@@ -104,17 +104,23 @@ def fmt_time(figure: Figure, *others: Figure) -> str:
 
 
 def make_row(name: str, benchmark: str, ours: Figure, peer_name: str, peer: Figure, *,
-             nbytes: int | None = None, threads: int = 1, goal_ns: float | None = None,
+             nbytes: int | None = None, flops: int | None = None, threads: int = 1, goal_ns: float | None = None,
              goal_ratio: float | None = None, note: str = "") -> Row:
     """One row: `ours` beside `peer` (measured in the same run); the ratios are of times (< 1: ours faster).
-    Rows with `nbytes` are copies, shown as bandwidth. A row's name starts with its group: GROUP.rest."""
-    return {"name": name, "group": name.split(".", maxsplit=1)[0], "benchmark": benchmark, "ours": ours, "peer_name": peer_name,
-            "peer": peer, "ratio": ours["ns"] / peer["ns"], "ratio_of_mins": ours["min"] / peer["min"],
-            "bytes": nbytes, "threads": threads, "goal_ns": goal_ns, "goal_ratio": goal_ratio, "note": note}
+    Rows with `nbytes` are copies, shown as bandwidth; rows with `flops` are computations, shown in GFLOP/s. A
+    row's name starts with its group: GROUP.rest."""
+    return {"name": name, "group": name.split(".", maxsplit=1)[0], "benchmark": benchmark, "ours": ours,
+            "peer_name": peer_name, "peer": peer, "ratio": ours["ns"] / peer["ns"],
+            "ratio_of_mins": ours["min"] / peer["min"], "bytes": nbytes, "flops": flops, "threads": threads,
+            "goal_ns": goal_ns, "goal_ratio": goal_ratio, "note": note}
 
 
 def fmt_bandwidth(figure: Figure, nbytes: int) -> str:
     return f"{nbytes / figure['ns']:.2f} GB/s [{nbytes / figure['max']:.2f}-{nbytes / figure['min']:.2f}]"
+
+
+def fmt_rate(figure: Figure, flops: int) -> str:
+    return f"{flops / figure['ns']:.1f} GFLOP/s [{flops / figure['max']:.1f}-{flops / figure['min']:.1f}]"
 
 
 def time_ratio(ours: Figure, peer: Figure) -> str:
@@ -123,7 +129,10 @@ def time_ratio(ours: Figure, peer: Figure) -> str:
 
 
 def table_cells(row: Row) -> tuple[str, str, str, str, str]:
-    ours, peer, size = row["ours"], row["peer"], row["bytes"]
+    ours, peer, size, flops = row["ours"], row["peer"], row["bytes"], row.get("flops")
+    if flops:
+        return (row["name"], row["benchmark"], fmt_rate(ours, flops), f"{row['peer_name']} {fmt_rate(peer, flops)}",
+                time_ratio(ours, peer))
     if size:
         return (row["name"], row["benchmark"], fmt_bandwidth(ours, size),
                 f"{row['peer_name']} {fmt_bandwidth(peer, size)}",

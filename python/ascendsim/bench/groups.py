@@ -4,4 +4,5 @@ RUNTIME = ("call", "malloc", "copy", "launch", "event", "callback")  # runtime.p
 SINK = "sink"  # model vs op-by-op dispatch: needs aclopExecuteV2
 MICRO = ("overhead", "chain", SINK, "concurrency")  # models.py, in the micro worker (one thread)
 MODELS = ("resnet50", "mobilenet_v2", "bert_base")  # models.py, in a models worker per thread count
-ALL = (*RUNTIME, *MICRO, *MODELS)
+KERNELS = ("kernels",)  # kernels.py, in the micro worker (one thread)
+ALL = (*RUNTIME, *MICRO, *KERNELS, *MODELS)

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import models, runtime, workers
+from . import kernels, models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
-from .groups import MICRO, MODELS, RUNTIME
+from .groups import KERNELS, MICRO, MODELS, RUNTIME
 
 
 def matches(name: str, term: str) -> bool:
@@ -52,6 +52,7 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
         + (" [--quick: tiny sizes, few repeats, values mean little]" if quick else ""),
         (f"machine: {sys.platform}, {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), python "
          f"{sys.version.split()[0]}; load average (1, 5, 15 min) at start {loads} (idle: about 0)"),
+        "CPU: " + "; ".join(sorted({w["cpu"] for w in seen})),
         f"BLAS: {workers.openblas_library()} (scipy_openblas32, linked by libascendcl.so): {'; '.join(cores)}",
         "measuring processes: " + ", ".join(f"{name} ASCENDSIM_NUM_THREADS={w['ASCENDSIM_NUM_THREADS']}"
                                             for name, w in found.items())
@@ -74,25 +75,32 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
     machine_blas = workers.openblas_info() if any(k in os.environ for k in workers.BLAS_VARIABLES) else None
     runs = ([("runtime", 1)] if set(groups) & set(RUNTIME) else []) + \
         ([("micro", 1)] if set(groups) & set(MICRO) else []) + \
+        ([("kernels", 1)] if set(groups) & set(KERNELS) else []) + \
         ([("models", t) for t in models.THREADS] if set(groups) & set(MODELS) else [])
     progress = Progress(len(runs) + 1, show_progress)  # the runs and compiling the models
     figures: dict[str, Figure] = {}
+    notes: dict[str, str] = {}
     found: dict[str, dict[str, Any]] = {}
     load = [os.getloadavg()]
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         progress.step("compiling the models")
         facts = models.compile_models(groups, directory, quick)
+        if set(groups) & set(KERNELS):
+            kernels.compile_cases(directory, quick)
         for kind, threads in runs:
             progress.step(f"{kind} worker, {threads} thread{'s' if threads > 1 else ''}")
             output = workers.run_worker(kind, threads, directory, groups, quick)
             figures.update(output["figures"])
+            notes.update(output["notes"])
             found[f"{kind} worker {threads}t"] = output["environment"]
     progress.finish()
     load.append(os.getloadavg())
     effort_rows = runtime.rows(figures, groups, QUICK if quick else FULL) + models.rows(figures, groups)
+    if set(groups) & set(KERNELS):
+        effort_rows += kernels.rows(figures, notes, quick)
     return {"header": header(found, machine_blas, facts, load, quick), "workers": found, "rows": effort_rows,
-            "figures": figures}
+            "figures": figures, "notes": notes}
 
 
 def main(args: argparse.Namespace) -> int:

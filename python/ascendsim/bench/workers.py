@@ -3,7 +3,7 @@
 halving its speed) and with ASCENDSIM_NUM_THREADS set (read once per process), and prints its figures and what it
 saw as JSON.
 
-    python -m ascendsim.bench.workers KIND DIRECTORY QUICK GROUP,...     (KIND: runtime, micro or models)
+    python -m ascendsim.bench.workers KIND DIRECTORY QUICK GROUP,...     (KIND: runtime, micro, kernels or models)
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     import onnxruntime as ort
 
     import acl
+    from ascendsim.cpu import describe
 
-    from . import models, runtime
+    from . import kernels, models, runtime
 
     models.check(acl.init(), "acl.init")
     models.check(acl.rt.set_device(0), "acl.rt.set_device")
@@ -67,16 +68,21 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     effort = QUICK if quick else FULL
     providers: list[str] = []
     figures: dict[str, Figure]
+    notes: dict[str, str] = {}
     if kind == "runtime":
         figures = {**runtime.c_figures(groups, effort), **runtime.python_figures(groups, effort)}
     elif kind == "micro":
         figures, providers = models.micro_worker(directory, groups, effort)
+    elif kind == "kernels":
+        figures, notes = kernels.worker(directory, quick, effort)
+        providers = ["CPUExecutionProvider"]
     else:
         figures, providers = models.model_worker(directory, groups, threads, effort)
-    environment = {"openblas": openblas_info(), "ort_version": ort.__version__, "ort_providers": providers,
+    environment = {"cpu": describe(), "openblas": openblas_info(), "ort_version": ort.__version__,
+                   "ort_providers": providers,
                    "ASCENDSIM_NUM_THREADS": threads,
                    "variables": {k: v for k, v in sorted(os.environ.items()) if k.startswith(THREADING_PREFIXES)}}
-    return {"figures": figures, "environment": environment}
+    return {"figures": figures, "notes": notes, "environment": environment}
 
 
 if __name__ == "__main__":

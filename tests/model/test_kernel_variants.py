@@ -1,0 +1,130 @@
+"""The kernel variants through the installed library (docs/kernels.md): every variant this CPU runs is chosen
+when ASCENDSIM_ISA names it, reported by ascendsim.kernel_variant(), and runs whole models (small ResNet-50,
+MobileNetV2, BERT and ViT, force_fp32) to onnxruntime's numbers (the tolerances of test_whole_models.py), also
+with ASCENDSIM_PRODUCTS=openblas; a bad ASCENDSIM_ISA is reported and the best variant runs; the load log and
+ascendsimGetModelKernels name each node's path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from exec_helpers import compile_model, reference
+from test_whole_models import FP32_ATOL, FP32_RTOL, MODELS
+
+import ascendsim
+from acl_helpers import run_python
+from ascendcl import ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, aclGetRecentErrMsg
+from ascendsim import _core
+
+VARIANTS = ascendsim.kernel_variants()
+CHECKED = ("resnet50", "mobilenet_v2", "bert_base_encoder", "vit_b16")
+
+# Runs every .om of a directory on the feeds beside it and saves the outputs; prints the variant and the paths.
+RUN_MODELS = """
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    import acl, ascendsim
+    from exec_helpers import DeviceBuffers
+    from ascendcl import aclmdlExecute, aclmdlLoadFromFile, aclmdlUnload
+    directory = Path(sys.argv[1])
+    acl.init(); acl.rt.set_device(0)
+    paths = {}
+    for om in sorted(directory.glob("*.om")):
+        feeds = np.load(om.with_suffix(".feeds.npz"))
+        want = np.load(om.with_suffix(".want.npz"))
+        model_id, ret = aclmdlLoadFromFile(str(om))
+        assert ret == 0, acl.get_recent_err_msg()
+        inputs, outputs = DeviceBuffers(list(feeds.values())), DeviceBuffers(list(want.values()))
+        assert aclmdlExecute(model_id, inputs.dataset, outputs.dataset) == 0, acl.get_recent_err_msg()
+        np.savez(om.with_suffix(".got.npz"), *outputs.read())
+        paths[om.stem] = [n["path"] for n in ascendsim.model_kernels(model_id)["plans"][0]["nodes"]]
+        inputs.close(); outputs.close(); aclmdlUnload(model_id)
+    print(json.dumps({"variant": ascendsim.kernel_variant(), "paths": paths}))
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The checked models compiled, with their feeds and onnxruntime's outputs."""
+    directory = tmp_path_factory.mktemp("variants")
+    rng = np.random.default_rng(7)
+    for name in CHECKED:
+        model = MODELS[name]()
+        feeds = {}
+        for value in model.graph.input:
+            shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+            integer = value.type.tensor_type.elem_type == 7  # int64 ids, masks and token types
+            feeds[value.name] = rng.integers(0, 2, shape).astype(np.int64) if integer else \
+                rng.standard_normal(shape).astype(np.float32)
+        compile_model(model, directory, name)
+        np.savez(directory / f"{name}.feeds.npz", **feeds)
+        np.savez(directory / f"{name}.want.npz", *reference(model, feeds))
+    return directory
+
+
+def run_models(directory: Path, env: dict[str, str]) -> dict:
+    done = run_python(RUN_MODELS.replace("sys.argv[1]", repr(str(directory))),
+                      env={**env, "PYTHONPATH": str(Path(__file__).parent)}, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("products", ["ours", "openblas"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_models_match_onnxruntime_on_every_variant(compiled: Path, variant: str, products: str) -> None:
+    env = {"ASCENDSIM_ISA": variant, **({"ASCENDSIM_PRODUCTS": "openblas"} if products == "openblas" else {})}
+    report = run_models(compiled, env)
+    assert report["variant"] == variant
+    for name in CHECKED:
+        got, want = np.load(compiled / f"{name}.got.npz"), np.load(compiled / f"{name}.want.npz")
+        for key in want:
+            scale = max(1.0, float(np.abs(want[key]).max()))
+            np.testing.assert_allclose(got[key].reshape(want[key].shape), want[key], rtol=FP32_RTOL,
+                                       atol=FP32_ATOL * scale, err_msg=f"{name} on {variant} ({products})")
+    conv_paths = [path for path in report["paths"]["resnet50"] if path.startswith(("im2col", "pointwise", "Winograd"))]
+    assert conv_paths, report["paths"]["resnet50"]
+    for path in conv_paths:
+        assert ("OpenBLAS sgemm" in path) == (products == "openblas"), path
+
+
+def test_the_variant_is_the_best_by_default_and_listed_lowest_first() -> None:
+    done = run_python("import ascendsim; print(ascendsim.kernel_variant(), *ascendsim.kernel_variants())",
+                      env={"ASCENDSIM_ISA": ""})
+    assert done.returncode == 0, done.stderr
+    chosen, *listed = done.stdout.split()
+    assert listed == VARIANTS and chosen == VARIANTS[-1]
+    assert VARIANTS[0] in ("baseline", "neon", "generic")
+
+
+@pytest.mark.parametrize("wanted", ["sse9", "AVX2", "avx512"])
+def test_a_variant_that_cannot_run_is_reported_and_the_best_runs(wanted: str) -> None:
+    if wanted in VARIANTS:
+        pytest.skip(f"this CPU runs {wanted}")
+    done = run_python("import ascendsim; print(ascendsim.kernel_variant())", env={"ASCENDSIM_ISA": wanted})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == VARIANTS[-1]
+    assert f"ASCENDSIM_ISA={wanted}" in done.stderr and VARIANTS[-1] in done.stderr, done.stderr
+
+
+def test_the_load_log_names_each_nodes_variant_and_path(compiled: Path) -> None:
+    done = run_python(f"""
+        import acl
+        acl.init(); acl.rt.set_device(0)
+        model_id, ret = acl.mdl.load_from_file({str(compiled / "resnet50.om")!r})
+        assert ret == 0
+        """, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "0"})
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "kernel variant" in line and "node '" in line]
+    variant = VARIANTS[-1]
+    assert lines and all(f"kernel variant {variant}" in line for line in lines), done.stdout[-2000:]
+    assert any("(Conv): kernel variant" in line and ("packed tiles" in line or "OpenBLAS" in line) for line in lines)
+
+
+def test_model_kernels_refuses_an_unknown_model() -> None:
+    text, ret = _core.ascendsimGetModelKernels(987654)
+    assert (text, ret) == ("", ACL_ERROR_GE_EXEC_MODEL_ID_INVALID)
+    assert "ascendsimGetModelKernels: model id 987654 is not loaded" in aclGetRecentErrMsg()
