@@ -67,9 +67,18 @@ class MatMulKernel final : public Kernel {
     full_out_.push_back(m_);
     full_out_.push_back(n_);
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1 &&
-        constant_right_path(batches_ * m_, k_, n_) == ProductPath::kPacked) {
-      packed_b_ = std::make_unique<PackedColumns>(static_cast<const float*>(weights), k_, n_, n_);
+    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
+      const float* w = static_cast<const float*>(weights);
+      packed_b_ = std::make_unique<PackedColumns>(w, k_, n_, n_);
+      const int64_t rows = batches_ * m_;
+      ScratchProduct scratch(rows * k_, rows * n_);  // A and C for the timing
+      const ProductPath path = choose_product_path(
+          false, rows, k_, n_,
+          [&] { packed_b_->multiply(scratch.in(), k_, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n_); },
+          [&] { sgemm(false, false, rows, n_, k_, 1.0f, scratch.in(), k_, w, n_, 0.0f, scratch.out(), n_); });
+      if (path == ProductPath::kLibrary) packed_b_.reset();
+    }
+    if (packed_b_) {
       float lo = 0, hi = 0;
       packed_epilogue_ = row_bias_ && activation_bounds(act_, &lo, &hi);
       if (packed_epilogue_) {

@@ -4,31 +4,74 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
+#include "core/log.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
 namespace {
 
-constexpr int64_t kMinClampFloats = 16384;  // clamp pass per pool chunk
+constexpr int64_t kMinClampFloats = 16384;      // clamp pass per pool chunk
+constexpr int64_t kTimedProduct = int64_t{1} << 21;  // multiply-adds (~20 us): below, packed without timing
+constexpr int kTimedRuns = 3;                   // per path, after one warm-up run each, alternating; the fastest counts
 
-bool library_forced() {
-  const char* forced = std::getenv("ASCENDSIM_PRODUCTS");
-  return forced != nullptr && std::strcmp(forced, "openblas") == 0;
+enum class Mode { kAuto, kPacked, kLibrary };
+
+Mode mode() {
+  const char* text = std::getenv("ASCENDSIM_PRODUCTS");
+  if (text == nullptr || text[0] == '\0' || std::strcmp(text, "auto") == 0) return Mode::kAuto;
+  if (std::strcmp(text, "packed") == 0) return Mode::kPacked;
+  if (std::strcmp(text, "openblas") == 0) return Mode::kLibrary;
+  static std::once_flag reported;
+  std::call_once(reported, [text] {
+    std::fprintf(stderr, "[ascendsim] ASCENDSIM_PRODUCTS=%s is not auto, packed or openblas; using auto\n", text);
+  });
+  return Mode::kAuto;
 }
+
+double seconds(const std::function<void()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The timed choices of this process, by (side, m, k, n).
+std::mutex choices_mutex;
+std::map<std::tuple<bool, int64_t, int64_t, int64_t>, ProductPath> choices;
 
 }  // namespace
 
-ProductPath constant_left_path(int64_t m, int64_t k, int64_t n) {
-  (void)m, (void)k, (void)n;
-  return library_forced() ? ProductPath::kLibrary : ProductPath::kPacked;
-}
-
-ProductPath constant_right_path(int64_t m, int64_t k, int64_t n) {
-  (void)m, (void)k, (void)n;
-  return library_forced() ? ProductPath::kLibrary : ProductPath::kPacked;
+ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, const std::function<void()>& packed,
+                                const std::function<void()>& library) {
+  const Mode how = mode();
+  if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
+  if (m * k * n < kTimedProduct) return ProductPath::kPacked;
+  const auto key = std::make_tuple(left, m, k, n);
+  {
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    if (auto found = choices.find(key); found != choices.end()) return found->second;
+  }
+  packed();
+  library();
+  double packed_best = 1e30, library_best = 1e30;
+  for (int run = 0; run < kTimedRuns; ++run) {
+    packed_best = std::min(packed_best, seconds(packed));
+    library_best = std::min(library_best, seconds(library));
+  }
+  const ProductPath path = packed_best <= library_best ? ProductPath::kPacked : ProductPath::kLibrary;
+  log(kLogInfo, "KERNELS", "product %s %lld x %lld x %lld: packed %.1f us, OpenBLAS %.1f us: %s", left ? "A*B" : "A*B'",
+      static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n), packed_best * 1e6,
+      library_best * 1e6, path == ProductPath::kPacked ? "packed" : "OpenBLAS");
+  std::lock_guard<std::mutex> lock(choices_mutex);
+  choices.emplace(key, path);
+  return path;
 }
 
 std::string product_path_name(ProductPath path) {
@@ -52,12 +95,18 @@ void sgemm_epilogue(const float* a, int64_t lda, int64_t m, int64_t k, const flo
 }
 
 ConstantMatrix::ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, int64_t n) : m_(m), k_(k) {
-  if (constant_left_path(m, k, n) == ProductPath::kPacked) {
-    packed_.emplace(a, m, k, lda);
-    return;
-  }
+  packed_.emplace(a, m, k, lda);
   rows_.resize(static_cast<size_t>(m * k));
   for (int64_t r = 0; r < m; ++r) std::copy(a + r * lda, a + r * lda + k, rows_.begin() + r * k);
+  ScratchProduct scratch(k * n, m * n);  // B and C for the timing
+  const ProductPath path = choose_product_path(
+      true, m, k, n, [&] { packed_->multiply(scratch.in(), n, n, GemmEpilogue{}, scratch.out(), n); },
+      [&] { sgemm_epilogue(rows_.data(), k, m, k, scratch.in(), n, n, GemmEpilogue{}, scratch.out(), n); });
+  if (path == ProductPath::kPacked) {
+    rows_ = {};
+  } else {
+    packed_.reset();
+  }
 }
 
 void ConstantMatrix::multiply(const float* b, int64_t ldb, int64_t n, const GemmEpilogue& e, float* c,

@@ -1,10 +1,13 @@
-// Products with a constant operand (a layer's weights) run on whichever path the active kernel variant runs
-// faster at their shape: our register tiles over the operand packed once at build (gemm.h's PackedMatrix and
-// PackedColumns), or OpenBLAS. The rules are the kernels benchmark's findings per variant (docs/kernels.md,
-// `ascendsim bench kernels`). ASCENDSIM_PRODUCTS=openblas, read when a kernel is built, sends every product to
-// OpenBLAS instead, to compare the two.
+// Products with a constant operand (a layer's weights) run on whichever path is faster on this CPU at their shape:
+// our register tiles over the operand packed once at build (gemm.h's PackedMatrix and PackedColumns), or
+// OpenBLAS. Under ASCENDSIM_PRODUCTS=auto (the default; read when a kernel is built) a product of at least
+// kTimedProduct multiply-adds is timed once per process and shape on both paths, as cuDNN's benchmark mode
+// does, and the faster is kept (docs/kernels.md gives the cost at load); smaller ones take the packed path, as
+// OpenBLAS's per-call packing of the constant then costs more than the product. ASCENDSIM_PRODUCTS=packed or
+// =openblas forces one path, to compare them (`ascendsim bench kernels`) or to make runs repeat bit for bit.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,12 +18,32 @@ namespace ascendsim::kernels {
 
 enum class ProductPath { kPacked, kLibrary };
 
-// C (m x n) = A * B with A the constant (m x k): a convolution's weights, Winograd's transformed weights.
-ProductPath constant_left_path(int64_t m, int64_t k, int64_t n);
-// C (m x n) = A * B with B the constant (k x n): a MatMul's weights.
-ProductPath constant_right_path(int64_t m, int64_t k, int64_t n);
+// The path of a product of m x k by k x n multiply-adds with the constant on the `left` (A: a convolution's
+// weights) or the right (B: a MatMul's weights). `packed` and `library` each run the product once on scratch
+// operands: what auto times.
+ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, const std::function<void()>& packed,
+                                const std::function<void()>& library);
 // For the kernel-variant log: "packed tiles 16x6 / 6x16 (AVX2)" or "OpenBLAS sgemm (Haswell)".
 std::string product_path_name(ProductPath path);
+
+// The operands a timed product runs on: `in_size` input values 0.5 and `out_size` output values, allocated when
+// first used (choose_product_path may not time at all).
+class ScratchProduct {
+ public:
+  ScratchProduct(int64_t in_size, int64_t out_size) : in_size_(in_size), out_size_(out_size) {}
+  const float* in() {
+    if (in_.empty()) in_.assign(static_cast<size_t>(in_size_), 0.5f);
+    return in_.data();
+  }
+  float* out() {
+    out_.resize(static_cast<size_t>(out_size_));
+    return out_.data();
+  }
+
+ private:
+  int64_t in_size_, out_size_;
+  std::vector<float> in_, out_;
+};
 
 // C (m x n) = epilogue(A (m x k) * B (k x n)) on OpenBLAS, all row-major: C preset to the bias and sum, one
 // sgemm adding the product (beta 1: OpenBLAS then skips its zeroing pass), then the clamp.

@@ -1,8 +1,8 @@
 """The kernel variants through the installed library (docs/kernels.md): every variant this CPU runs is chosen
 when ASCENDSIM_ISA names it, reported by ascendsim.kernel_variant(), and runs whole models (small ResNet-50,
-MobileNetV2, BERT and ViT, force_fp32) to onnxruntime's numbers (the tolerances of test_whole_models.py), also
-with ASCENDSIM_PRODUCTS=openblas; a bad ASCENDSIM_ISA is reported and the best variant runs; the load log and
-ascendsimGetModelKernels name each node's path."""
+MobileNetV2, BERT and ViT, force_fp32) to onnxruntime's numbers (the tolerances of test_whole_models.py), with
+every ASCENDSIM_PRODUCTS mode; a bad ASCENDSIM_ISA or ASCENDSIM_PRODUCTS is reported and the default runs; the
+load log and ascendsimGetModelKernels name each node's path."""
 
 from __future__ import annotations
 
@@ -73,10 +73,10 @@ def run_models(directory: Path, env: dict[str, str]) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("products", ["ours", "openblas"])
+@pytest.mark.parametrize("products", ["auto", "packed", "openblas"])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_models_match_onnxruntime_on_every_variant(compiled: Path, variant: str, products: str) -> None:
-    env = {"ASCENDSIM_ISA": variant, **({"ASCENDSIM_PRODUCTS": "openblas"} if products == "openblas" else {})}
+    env = {"ASCENDSIM_ISA": variant, "ASCENDSIM_PRODUCTS": products}
     report = run_models(compiled, env)
     assert report["variant"] == variant
     for name in CHECKED:
@@ -88,7 +88,8 @@ def test_models_match_onnxruntime_on_every_variant(compiled: Path, variant: str,
     conv_paths = [path for path in report["paths"]["resnet50"] if path.startswith(("im2col", "pointwise", "Winograd"))]
     assert conv_paths, report["paths"]["resnet50"]
     for path in conv_paths:
-        assert ("OpenBLAS sgemm" in path) == (products == "openblas"), path
+        if products != "auto":
+            assert ("OpenBLAS sgemm" in path) == (products == "openblas"), path
 
 
 def test_the_variant_is_the_best_by_default_and_listed_lowest_first() -> None:
@@ -108,6 +109,38 @@ def test_a_variant_that_cannot_run_is_reported_and_the_best_runs(wanted: str) ->
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == VARIANTS[-1]
     assert f"ASCENDSIM_ISA={wanted}" in done.stderr and VARIANTS[-1] in done.stderr, done.stderr
+
+
+def test_an_unknown_products_mode_is_reported_and_auto_runs(compiled: Path) -> None:
+    done = run_python(f"""
+        import acl
+        acl.init(); acl.rt.set_device(0)
+        model_id, ret = acl.mdl.load_from_file({str(compiled / "resnet50.om")!r})
+        assert ret == 0
+        """, env={"ASCENDSIM_PRODUCTS": "fastest"})
+    assert done.returncode == 0, done.stderr
+    assert "ASCENDSIM_PRODUCTS=fastest is not auto, packed or openblas; using auto" in done.stderr
+
+
+def test_auto_times_a_large_product_once_and_keeps_the_faster_path(tmp_path: Path) -> None:
+    from ascendsim.bench.kernels import conv_case
+
+    model = conv_case("c", "", c=256, m=256, hw=14, k=1).build()  # 12.8 M multiply-adds: timed
+    compile_model(model, tmp_path, "conv")
+    done = run_python(f"""
+        import acl, ascendsim
+        acl.init(); acl.rt.set_device(0)
+        for _ in range(2):  # the second load finds the choice made
+            model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
+            assert ret == 0
+            print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
+        """, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1", "ASCENDSIM_PRODUCTS": "auto"})
+    assert done.returncode == 0, done.stderr
+    timed = [line for line in done.stdout.splitlines() if "product A*B 256 x 256 x 196: packed" in line]
+    assert len(timed) == 1, done.stdout
+    chosen = timed[0].rsplit(": ", 1)[1]
+    paths = [line.split(" ", 1)[1] for line in done.stdout.splitlines() if line.startswith("PATH ")]
+    assert len(paths) == 2 and all(("OpenBLAS" in path) == (chosen == "OpenBLAS") for path in paths), (chosen, paths)
 
 
 def test_the_load_log_names_each_nodes_variant_and_path(compiled: Path) -> None:

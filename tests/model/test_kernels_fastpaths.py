@@ -145,6 +145,9 @@ DEPTHWISE = [
     {"x": (1, 4, 9, 11), "k": (1, 1), "strides": [2, 2]},                              # one tap
     {"x": (1, 4, 12, 10), "k": (2, 4), "pads": [0, 1, 1, 2], "dilations": [1, 3]},     # 2 and 4 taps per row
     {"x": (1, 3, 7, 7), "k": (7, 7), "pads": [3, 3, 3, 3]},                            # kernel as large as the image
+    {"x": (1, 4, 40, 38), "k": (7, 7), "pads": [3, 3, 3, 3]},                          # 49 taps in registers
+    {"x": (1, 2, 36, 36), "k": (8, 8), "pads": [3, 4, 4, 3]},                          # 64: the most in registers
+    {"x": (1, 2, 35, 33), "k": (9, 9), "pads": [4, 4, 4, 4], "act": "Relu"},           # 81 taps: one pass per tap
     # "same" convs on small planes (masked flat taps; planes not a multiple of 16 positions)
     {"x": (2, 5, 7, 7), "k": (3, 3), "pads": [1, 1, 1, 1]},
     {"x": (1, 3, 14, 13), "k": (5, 5), "pads": [2, 2, 2, 2], "act": "Relu"},
@@ -255,6 +258,9 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column t
     # depth >= 256 and >= 2x the rows, on a small plane: split by depth over 2 threads (tiles; vectors and a tail)
     {"x": (1, 600, 7, 7), "w": (150, 600, 1, 1), "act": "Clip"},
     {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1)},
+    # wide products deeper than 384 in depth slices of 256 (the last partial; a partial column block; bias, Relu)
+    {"x": (1, 700, 9, 9), "w": (70, 700, 1, 1), "act": "Relu"},
+    {"x": (1, 500, 12, 12), "w": (300, 500, 1, 1), "act": "Clip"},                             # by slices on 2 threads
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},    # K = 4608
     {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles
@@ -331,6 +337,7 @@ FUSED_SUMS = [  # Conv with fused_sum=1: a residual added before the activation,
     {"x": (1, 32, 20, 20), "w": (24, 32, 1, 1), "act": "HardSwish"},             # packed, vectors; activation after
     {"x": (1, 600, 7, 7), "w": (150, 600, 1, 1), "act": "Clip"},                 # split by depth (2 threads), tiles
     {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1), "bias": False},                 # split by depth, vectors and a tail
+    {"x": (1, 500, 12, 12), "w": (300, 500, 1, 1), "act": "Relu"},               # depth slices: the sum in the last
     {"x": (1, 3, 21, 19), "w": (8, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},  # im2col
     {"x": (1, 16, 10, 9), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},            # Winograd: sum after
     {"x": (1, 8, 12, 12), "w": (8, 1, 3, 3), "pads": [1, 1, 1, 1], "group": 8},  # depthwise: sum after

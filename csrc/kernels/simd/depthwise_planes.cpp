@@ -16,6 +16,7 @@ constexpr int kStepVectors = kFma || kRegisters >= 32 ? 4 : 2;
 static_assert(kStepVectors * kW <= kDepthwiseStep, "a step overruns the buffers' padding");
 constexpr int kStride2Vectors = kStride2Rows * kU <= kRegisters / 2 ? kU : kRegisters / 2 / kStride2Rows;
 constexpr int64_t kStride2Cols = kStride2Vectors * kW;
+constexpr int64_t kRegisterTaps = 64;  // polyphase kernels up to 8x8 keep their sums in registers over all taps
 
 void same(const ConvGeometry& g, const SameShape& s, const float* in, const float* k, float bias, float* frame,
           const float* masks, float* out) {
@@ -68,6 +69,22 @@ ASCENDSIM_INLINE void valid_range(int64_t offset, int64_t stride, int64_t size, 
   *hi = imin(imax((size - offset + stride - 1) / stride, *lo), count);
 }
 
+// acc[0, n) = bias + sum over the taps t of k[t] * taps[t][0, n), in whole steps of kStepVectors vectors (the
+// range's buffers have room for the overrun), the sums in registers across all taps; kTaps: the tap count when
+// known at compile time (3x3: unrolled), else 0 and `count`.
+template <int kTaps>
+ASCENDSIM_INLINE void tap_steps(const float* const* taps, int64_t count, const float* k, float bias, int64_t n,
+                                float* acc) {
+  const int64_t taps_n = kTaps > 0 ? kTaps : count;
+  for (int64_t i = 0; i < n; i += kStepVectors * kW) {
+    vf sum[kStepVectors];
+    for (int q = 0; q < kStepVectors; ++q) sum[q] = splat(bias);
+    for (int64_t t = 0; t < taps_n; ++t)
+      for (int q = 0; q < kStepVectors; ++q) sum[q] += k[t] * load(taps[t] + i + q * kW);
+    for (int q = 0; q < kStepVectors; ++q) store(acc + i + q * kW, sum[q]);
+  }
+}
+
 void polyphase(const ConvGeometry& g, const PlaneShape& s, const float* in, const float* k, float bias, float* phases,
                float* acc, float* out) {
   const int64_t wpp = s.wpp, phase_size = s.hpp * wpp;
@@ -101,16 +118,14 @@ void polyphase(const ConvGeometry& g, const PlaneShape& s, const float* in, cons
     next.fetch(r0 / rows_per_chunk);
     const int64_t r1 = imin(g.oh, r0 + rows_per_chunk), f0 = r0 * wpp, n = (r1 - 1 - r0) * wpp + g.ow;
     // 2. Multiply-adds over the chunk's flat range.
-    if (g.kh == 3 && g.kw == 3) {
-      const float* taps[9];
-      for (int t = 0; t < 9; ++t) taps[t] = tap(t / 3, t % 3) + f0;
-      // Whole steps (the range's buffers have room for the overrun).
-      for (int64_t i = 0; i < n; i += kStepVectors * kW) {
-        vf sum[kStepVectors];
-        for (int q = 0; q < kStepVectors; ++q) sum[q] = splat(bias);
-        for (int t = 0; t < 9; ++t)
-          for (int q = 0; q < kStepVectors; ++q) sum[q] += k[t] * load(taps[t] + i + q * kW);
-        for (int q = 0; q < kStepVectors; ++q) store(acc + i + q * kW, sum[q]);
+    const int64_t count = g.kh * g.kw;
+    if (count <= kRegisterTaps) {
+      const float* taps[kRegisterTaps];
+      for (int64_t t = 0; t < count; ++t) taps[t] = tap(t / g.kw, t % g.kw) + f0;
+      if (count == 9) {
+        tap_steps<9>(taps, 9, k, bias, n, acc);
+      } else {
+        tap_steps<0>(taps, count, k, bias, n, acc);
       }
     } else {
       for (int64_t i = 0; i < n; ++i) acc[i] = bias;

@@ -97,8 +97,12 @@ void narrow(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e,
 // Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit), stored up to row m.
 template <int kRows>
 ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int64_t ldb, const GemmEpilogue& e,
-                                int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+                                bool accumulate, int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc,
+                                int64_t cols) {
   vf acc[kRows][kU] = {};
+  if (accumulate)  // (rows past m are not C's: they start from zero)
+    for (int r = 0; r < kRows && r0 + r < m; ++r)
+      for (int u = 0; u < kU && u * kW < cols; ++u) acc[r][u] = load_first(c + (r0 + r) * ldc + u * kW, imin(kW, cols - u * kW));
   for (int64_t kk = 0; kk < k; ++kk, ap += kUnit) {
     vf bv[kU];
     for (int u = 0; u < kU; ++u) bv[u] = load(b + kk * ldb + u * kW);
@@ -106,6 +110,13 @@ ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int6
       const float a = ap[r];
       for (int u = 0; u < kU; ++u) acc[r][u] += a * bv[u];
     }
+  }
+  if (r0 + kRows <= m && cols == kUnit && e.sum == nullptr) {  // the common block: constant bounds throughout
+    for (int r = 0; r < kRows; ++r) {
+      const vf bias = splat(e.bias != nullptr ? e.bias[r0 + r] : 0.0f);
+      for (int u = 0; u < kU; ++u) store(c + (r0 + r) * ldc + u * kW, clamp(acc[r][u] + bias, lo, hi));
+    }
+    return;
   }
   const int64_t rows = imin(kRows, m - r0);
   for (int64_t r = 0; r < rows; ++r) {
@@ -120,7 +131,7 @@ ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int6
 }
 
 void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
-          const GemmEpilogue& e, float* c, int64_t ldc, int64_t cols) {
+          const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t cols) {
   const vf lo = splat(e.lo), hi = splat(e.hi);
   if (m * k <= kShortBlock)
     for (int64_t r = 0; r < m; ++r) __builtin_prefetch(c + r * ldc + kAheadCols, 1, 3);
@@ -129,9 +140,9 @@ void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float*
     const float* panel = panels + p0 * pitch;
     int64_t g = 0;
     for (; g + kWideRows <= kUnit && p0 + g < m; g += kWideRows)
-      wide_rows<kWideRows>(panel + g, k, b, ldb, e, p0 + g, m, lo, hi, c, ldc, cols);
+      wide_rows<kWideRows>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, cols);
     if constexpr (kRest > 0)
-      if (p0 + g < m) wide_rows<kRest>(panel + g, k, b, ldb, e, p0 + g, m, lo, hi, c, ldc, cols);
+      if (p0 + g < m) wide_rows<kRest>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, cols);
   }
 }
 

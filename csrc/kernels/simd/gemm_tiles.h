@@ -25,10 +25,11 @@ struct GemmTiles {
   // of the bias) by one packed tile of B.
   void (*narrow)(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c,
                  int64_t ldc, int64_t rows, int64_t cols);
-  // C[:, 0:cols] = epilogue(A * B[:, 0:kUnit]) for every panel of A (m rows, depth k, panels `pitch` deep): B
-  // read in place (row pitch ldb, kUnit readable columns), C stores `cols` <= kUnit columns.
+  // C[:, 0:cols] = epilogue(A * B[:, 0:kUnit] (+ C when `accumulate`)) for every panel of A (m rows, depth k,
+  // panels `pitch` deep): B read in place (row pitch ldb, kUnit readable columns), C stores `cols` <= kUnit
+  // columns.
   void (*wide)(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
-               const GemmEpilogue& e, float* c, int64_t ldc, int64_t cols);
+               const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t cols);
   // C (m x cols, cols <= kUnit) = A (m x k, row pitch lda, read in place) * one panel of B (k x kUnit, k-major),
   // then + bias[column] (when not null) and clamped to [lo, hi].
   void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
