@@ -1,6 +1,7 @@
 """ONNX builders of public architectures, laid out as PyTorch's exporter writes them (opset 17, float32,
-random weights from a fixed seed): ResNet-50, MobileNetV2, ViT-B/16, the BERT-base encoder, and a tiny default
-classifier. Each builder returns an `onnx.ModelProto`; keyword arguments make smaller versions for tests.
+random weights from a fixed seed): ResNet-50, MobileNetV2, EfficientNet-B0, 
+ViT-B/16, the BERT-base encoder, and a tiny default classifier. Each builder returns an
+`onnx.ModelProto`; keyword arguments make smaller versions for tests.
 
     from ascendsim.models import resnet50
     ascendsim.compile(resnet50(), "resnet50.om")
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 from .bert import bert_base_encoder
 from .default import default_model
+from .efficientnet import efficientnet_b0
 from .mobilenet import mobilenet_v2
 from .resnet import resnet50
 from .vit import vit_b16
 
-__all__ = ["bert_base_encoder", "default_model", "mobilenet_v2", "resnet50", "vit_b16"]
+__all__ = ["bert_base_encoder", "default_model", "efficientnet_b0", "mobilenet_v2",
+           "resnet50", "vit_b16"]
