@@ -1,6 +1,7 @@
 """ascendsim.models: the public-architecture builders are valid ONNX, run in onnxruntime, have the layer
 structure of what the PyTorch exporter writes, and compile (memory plan checked; passes keep the numbers).
-Small configurations except one full-size ResNet-50 (its exact parameter count and a full compile)."""
+Small configurations except the full-size CNNs (ResNet-50, EfficientNet-B0, ShuffleNet V1, DenseNet-121,
+ConvNeXt-Tiny): their exact parameter counts and a full compile."""
 
 from __future__ import annotations
 
@@ -15,7 +16,17 @@ from test_pass_helpers import optimize
 
 from ascendsim.compiler.build import compile
 from ascendsim.compiler.memory import check_plan
-from ascendsim.models import bert_base_encoder, default_model, mobilenet_v2, resnet50, vit_b16
+from ascendsim.models import (
+    bert_base_encoder,
+    convnext_tiny,
+    default_model,
+    densenet121,
+    efficientnet_b0,
+    mobilenet_v2,
+    resnet50,
+    shufflenet_v1,
+    vit_b16,
+)
 from onnx_models import random_feeds, run_ort
 
 SMALL: dict[str, Callable[[], onnx.ModelProto]] = {
@@ -26,9 +37,17 @@ SMALL: dict[str, Callable[[], onnx.ModelProto]] = {
     "bert": lambda: bert_base_encoder(batch=2, seq=8, layers=2, hidden=32, heads=4, intermediate=64, vocab=50),
     "bert_no_embeddings": lambda: bert_base_encoder(batch=2, seq=8, layers=2, hidden=32, heads=4, intermediate=64,
                                                     embeddings=False),
+    "efficientnet_b0": lambda: efficientnet_b0(image=32, width=0.25, depth=0.25, num_classes=10),
+    "shufflenet_v1": lambda: shufflenet_v1(batch=2, image=32, stages=(1, 2, 1), channels=(12, 60, 120, 240),
+                                           num_classes=10),
+    "densenet121": lambda: densenet121(image=32, blocks=(2, 3, 2, 1), growth=8, init_features=16, bn_size=2,
+                                       num_classes=10),
+    "convnext_tiny": lambda: convnext_tiny(batch=2, image=32, depths=(1, 1, 2, 1), dims=(8, 16, 24, 32),
+                                           num_classes=10),
 }
 OUTPUT_SHAPES = {"default": (1, 1000), "resnet50": (2, 10), "mobilenet_v2": (1, 10), "vit_b16": (2, 10),
-                 "bert": (2, 8, 32), "bert_no_embeddings": (2, 8, 32)}
+                 "bert": (2, 8, 32), "bert_no_embeddings": (2, 8, 32), "efficientnet_b0": (1, 10),
+                 "shufflenet_v1": (2, 10), "densenet121": (1, 10), "convnext_tiny": (2, 10)}
 
 
 def feeds_for(model: onnx.ModelProto) -> dict[str, np.ndarray]:
@@ -50,6 +69,34 @@ def ops(model: onnx.ModelProto) -> Counter[str]:
 
 def parameters(model: onnx.ModelProto) -> int:
     return int({p.key: p.value for p in model.metadata_props}["parameters"])
+
+
+def attr(node: onnx.NodeProto, name: str) -> object:
+    return next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == name)
+
+
+def convs(model: onnx.ModelProto, *, depthwise: bool | None = None, kernel: int | None = None,
+          group: int | None = None) -> list[onnx.NodeProto]:
+    """The Conv nodes, optionally only the depthwise ones (group == input channels, weight [C, 1, k, k]),
+    those of one kernel size, or those of one group count."""
+    shapes = {i.name: list(i.dims) for i in model.graph.initializer}
+    found = []
+    for node in (n for n in model.graph.node if n.op_type == "Conv"):
+        weight = shapes[node.input[1]]
+        if depthwise is not None and (weight[1] == 1 and attr(node, "group") == weight[0] > 1) != depthwise:
+            continue
+        if kernel is not None and weight[2:] != [kernel, kernel]:
+            continue
+        if group is not None and attr(node, "group") != group:
+            continue
+        found.append(node)
+    return found
+
+
+def batch_norms_after_non_convs(model: onnx.ModelProto) -> int:
+    """BatchNormalizations whose input no Conv makes (DenseNet's, after a Concat): nothing to fold them into."""
+    conv_outputs = {n.output[0] for n in model.graph.node if n.op_type == "Conv"}
+    return sum(n.op_type == "BatchNormalization" and n.input[0] not in conv_outputs for n in model.graph.node)
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))
@@ -78,7 +125,8 @@ def test_compiles_with_a_valid_memory_plan(name: str, single_stream: bool, tmp_p
 def test_passes_keep_the_numbers(name: str) -> None:
     model = SMALL[name]()
     optimized = optimize(model)
-    assert "BatchNormalization" not in optimized.after and "Shape" not in optimized.after
+    assert optimized.after.get("BatchNormalization", 0) == batch_norms_after_non_convs(model)
+    assert "Shape" not in optimized.after
     optimized.assert_equivalent(feeds_for(model), rtol=1e-3, atol=1e-4)
 
 
@@ -126,6 +174,126 @@ def test_mobilenet_v2_structure() -> None:
     assert counts["Conv"] == counts["BatchNormalization"] == 52
 
 
+def test_efficientnet_b0_structure() -> None:
+    model = SMALL["efficientnet_b0"]()
+    counts = ops(model)
+    blocks = 7  # depth_mult 0.25: one MBConv per stage
+    assert len(convs(model, depthwise=True)) == blocks and len(convs(model, depthwise=True, kernel=5)) == 3
+    # squeeze-and-excitation per block: GlobalAveragePool -> fc1 -> SiLU -> fc2 -> Sigmoid -> Mul(scale, x)
+    gates = [n for n in model.graph.node if n.name.endswith("/scale_activation/Sigmoid")]
+    assert len(gates) == blocks and counts["GlobalAveragePool"] == blocks + 1
+    silus = 1 + (2 * blocks - 1) + blocks + 1  # stem, expand (not in stage 1) + depthwise, SE, last conv
+    assert counts["Sigmoid"] == counts["Mul"] == silus + blocks
+    assert counts["Conv"] == 1 + (3 * blocks - 1) + 2 * blocks + 1
+    # at width_mult 0.25 stage 1 keeps its channels (8 -> 8 after rounding), so it has a residual
+    assert counts["Add"] == 1 and counts["BatchNormalization"] == 1 + 3 * blocks - 1 + 1
+    names = {i.name for i in model.graph.initializer}
+    assert {"features.0.0.weight", "features.1.0.block.1.fc1.bias", "features.2.0.block.0.1.running_var",
+            "features.8.0.weight", "classifier.1.weight"} <= names
+    assert any(n.name == "/features/features.2/features.2.0/block/block.2/Mul" for n in model.graph.node)
+
+
+def test_efficientnet_b0_full_size(tmp_path: Path) -> None:
+    """torchvision's EfficientNet_B0_Weights meta: num_params 5,288,548."""
+    model = efficientnet_b0()
+    assert parameters(model) == 5_288_548
+    counts = ops(model)
+    assert counts["Conv"] == 81 and counts["BatchNormalization"] == 49 and counts["Add"] == 9
+    assert len(convs(model, depthwise=True)) == 16 and len(convs(model, depthwise=True, kernel=5)) == 9
+    result = compile(model, tmp_path / "efficientnet_b0")
+    check_plan(result.graph, result.streams, result.memory)
+    assert result.graph.count_ops()["Conv"] == 81 and "BatchNormalization" not in result.graph.count_ops()
+
+
+def test_shufflenet_v1_structure() -> None:
+    model = SMALL["shufflenet_v1"]()
+    counts = ops(model)
+    units, downsampling = 1 + 2 + 1, 3
+    assert len(convs(model, depthwise=True)) == units
+    assert len(convs(model, group=3)) == 2 * units - 1  # the very first 1x1 is not grouped
+    shuffles = [n for n in model.graph.node if n.op_type == "Transpose"]
+    assert len(shuffles) == units and all(attr(n, "perm") == [0, 2, 1, 3, 4] for n in shuffles)
+    assert counts["Reshape"] == 2 * units and counts["Shape"] > 0
+    pools = [n for n in model.graph.node if n.op_type == "AveragePool"]
+    assert len(pools) == downsampling
+    assert all(attr(n, "count_include_pad") == 1 and attr(n, "pads") == [1, 1, 1, 1] for n in pools)
+    assert counts["Add"] == units - downsampling and counts["Relu"] == 1 + 2 * units
+    names = {i.name for i in model.graph.initializer}
+    assert {"conv1.0.weight", "stage2.0.conv1.weight", "stage3.1.bn3.running_mean", "fc.bias"} <= names
+
+
+def test_shufflenet_v1_full_size(tmp_path: Path) -> None:
+    """1,865,728 parameters: Megvii's ShuffleNetV1 1.0x g=3 (ShuffleNet-Series; its table rounds to 1.9M) plus
+    the fc bias that its classifier leaves out."""
+    model = shufflenet_v1()
+    assert parameters(model) == 1_865_728
+    counts = ops(model)
+    assert counts["Conv"] == counts["BatchNormalization"] == 49 and counts["Transpose"] == 16
+    assert counts["AveragePool"] == 3 and counts["Add"] == 13
+    result = compile(model, tmp_path / "shufflenet_v1")
+    check_plan(result.graph, result.streams, result.memory)
+    assert result.graph.count_ops()["Conv"] == 49 and "BatchNormalization" not in result.graph.count_ops()
+
+
+def test_densenet121_structure() -> None:
+    model = SMALL["densenet121"]()
+    counts = ops(model)
+    layers, transitions = 2 + 3 + 2 + 1, 3
+    assert counts["Conv"] == 1 + 2 * layers + transitions
+    assert counts["BatchNormalization"] == counts["Relu"] == 1 + 2 * layers + transitions + 1
+    concats = [n for n in model.graph.node if n.op_type == "Concat"]
+    assert len(concats) == layers + 4 and all(attr(n, "axis") == 1 for n in concats)
+    assert sum(len(n.input) == 1 for n in concats) == 4  # each block's first layer: torch.cat of one tensor
+    block_ends = [len(n.input) for n in concats if n.name.endswith("denseblock4/Concat") or
+                  n.name.endswith("denseblock2/Concat")]
+    assert block_ends == [4, 2]  # a block's input and each of its layers' outputs
+    pools = [n for n in model.graph.node if n.op_type == "AveragePool"]
+    assert len(pools) == transitions and all(attr(n, "kernel_shape") == [2, 2] for n in pools)
+    names = {i.name for i in model.graph.initializer}
+    assert {"features.conv0.weight", "features.denseblock2.denselayer3.conv2.weight",
+            "features.transition1.norm.running_var", "features.norm5.bias", "classifier.weight"} <= names
+
+
+def test_densenet121_full_size(tmp_path: Path) -> None:
+    """torchvision's DenseNet121_Weights meta: num_params 7,978,856."""
+    model = densenet121()
+    assert parameters(model) == 7_978_856
+    counts = ops(model)
+    assert counts["Conv"] == 120 and counts["BatchNormalization"] == 121 and counts["Concat"] == 58 + 4
+    result = compile(model, tmp_path / "densenet121")
+    check_plan(result.graph, result.streams, result.memory)
+    after = result.graph.count_ops()
+    assert after["Conv"] == 120 and after["BatchNormalization"] == batch_norms_after_non_convs(model) == 62
+
+
+def test_convnext_tiny_structure() -> None:
+    model = SMALL["convnext_tiny"]()
+    counts = ops(model)
+    blocks, downsampling = 1 + 1 + 2 + 1, 3
+    assert len(convs(model, depthwise=True, kernel=7)) == blocks
+    assert counts["Conv"] == 1 + blocks + downsampling
+    norms = 1 + blocks + downsampling + 1  # stem, blocks, downsampling layers, head
+    assert counts["LayerNormalization"] == norms and counts["Transpose"] == 2 * norms
+    assert counts["MatMul"] == 2 * blocks and counts["Erf"] == blocks and counts["Gemm"] == 1
+    assert counts["Add"] == 2 * blocks + blocks + blocks  # linear biases, GELU, residual
+    stem = convs(model)[0]
+    assert attr(stem, "kernel_shape") == attr(stem, "strides") == [4, 4]
+    names = {i.name for i in model.graph.initializer}
+    assert {"features.0.1.weight", "features.1.0.layer_scale", "features.2.1.weight", "features.5.1.block.3.bias",
+            "classifier.0.weight", "classifier.2.bias"} <= names
+
+
+def test_convnext_tiny_full_size(tmp_path: Path) -> None:
+    """torchvision's ConvNeXt_Tiny_Weights meta: num_params 28,589,128."""
+    model = convnext_tiny()
+    assert parameters(model) == 28_589_128
+    counts = ops(model)
+    assert counts["Conv"] == 22 and counts["LayerNormalization"] == 23 and counts["MatMul"] == 36
+    result = compile(model, tmp_path / "convnext_tiny")
+    check_plan(result.graph, result.streams, result.memory)
+    assert result.graph.count_ops()["MatMul"] == 36
+
+
 def test_vit_structure() -> None:
     model = SMALL["vit_b16"]()
     counts = ops(model)
@@ -160,8 +328,12 @@ def test_default_model() -> None:
 @pytest.mark.parametrize("build", [
     lambda: resnet50(layers=(1, 1)), lambda: resnet50(width=0), lambda: mobilenet_v2(width=0),
     lambda: vit_b16(image=100), lambda: vit_b16(hidden=30, heads=4), lambda: bert_base_encoder(seq=513),
-    lambda: bert_base_encoder(hidden=30, heads=4),
+    lambda: bert_base_encoder(hidden=30, heads=4), lambda: efficientnet_b0(depth=0),
+    lambda: shufflenet_v1(channels=(24, 100, 480, 960)), lambda: shufflenet_v1(stages=(4, 8)),
+    lambda: densenet121(blocks=()), lambda: densenet121(growth=0), lambda: convnext_tiny(dims=(96, 192, 384)),
+    lambda: convnext_tiny(image=16),
 ])
 def test_bad_sizes_are_rejected(build: Callable[[], onnx.ModelProto]) -> None:
-    with pytest.raises(ValueError, match=r"resnet50|mobilenet_v2|vit_b16|bert_base_encoder"):
+    with pytest.raises(ValueError, match=r"resnet50|mobilenet_v2|vit_b16|bert_base_encoder|efficientnet_b0|"
+                                         r"shufflenet_v1|densenet121|convnext_tiny"):
         build()

@@ -164,6 +164,17 @@ class GraphWriter:
             one_plus = self.op("Add", [erf, self.const(np.float32(1.0))])
             return self.op("Mul", [self.op("Mul", [x, one_plus]), self.const(np.float32(0.5))])
 
+    def silu(self, x: str, *, module: str) -> str:
+        """nn.SiLU -> x * Sigmoid(x): opset 17 has no SiLU op, so the exporter writes the two nodes."""
+        with self.scope(module):
+            return self.op("Mul", [x, self.op("Sigmoid", [x])])
+
+    def avg_pool(self, x: str, kernel: int, stride: int, pad: int = 0) -> str:
+        """nn.AvgPool2d (count_include_pad defaults to True in torch, which opset >= 10 writes as the attribute,
+        so border windows divide by the full kernel size)."""
+        return self.op("AveragePool", [x], ceil_mode=0, count_include_pad=1, kernel_shape=[kernel, kernel],
+                       pads=[pad] * 4, strides=[stride, stride])
+
     def relu6(self, x: str, *, module: str) -> str:
         """nn.ReLU6 -> Clip(x, 0, 6) with min and max as Constant inputs (opset >= 11)."""
         with self.scope(module):
