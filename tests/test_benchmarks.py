@@ -19,7 +19,8 @@ from ascendsim.bench import models, workers
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 QUICK_SIZES = ("4KiB", "64KiB")
-MODELS = ("resnet50", "mobilenet_v2", "bert_base")
+MODELS = ("resnet50", "mobilenet_v2", "bert_base", "efficientnet_b0", "shufflenet_v1", "densenet121", "convnext_tiny",
+          "vit_b16")
 EVERY_ROW = {
     "call.py", "malloc.cached.c", "malloc.cached.py", "malloc.uncached.c",
     *(f"copy.c.{kind}.{size}" for kind in ("H2D", "D2H", "D2D", "H2H") for size in QUICK_SIZES),

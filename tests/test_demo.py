@@ -17,6 +17,7 @@ def run_command(*args: str) -> str:
 def test_demo_runs_the_default_model_and_matches_the_reference() -> None:
     out = run_command("demo", "--image", "64", "--repeats", "3")
     assert "ATC run success" in out and "top-5: class" in out and "aclmdlExecute latency" in out
+    assert "kernel variant" in out and "ascendsim / onnxruntime:" in out and "x time" in out
     assert "matches" in out and "DOES NOT MATCH" not in out
 
 

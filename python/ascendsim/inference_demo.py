@@ -4,11 +4,13 @@
 2. Run it through pyACL: init, device, context, stream, load the .om, describe it, build the input and
    output datasets, copy the input to the device, execute, copy the output back, unload, release.
 3. Print the top-5 classes, the execute latency, and whether the numbers match the reference (onnxruntime
-   when installed, else the compiler's numpy interpreter).
+   when installed, else the compiler's numpy interpreter); with onnxruntime, also its latency on the same model
+   (IOBinding, the same thread count) and the ratio, with the CPU and the kernel variant that ran.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import time
@@ -21,6 +23,7 @@ import acl
 from ascendcl import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 
 from .compiler import atc
+from .cpu import describe
 from .models import default_model
 from .pyacl_checks import check, take
 
@@ -39,16 +42,36 @@ def compile_default_model(workdir: Path, image: int) -> tuple[onnx.ModelProto, P
     return model, output.with_suffix(".om")
 
 
-def reference(model: onnx.ModelProto, image: np.ndarray) -> tuple[np.ndarray, str]:
+def threads() -> int:
+    """The intra-op threads ascendsim runs with (ASCENDSIM_NUM_THREADS, else the CPUs this process may use)."""
+    configured = os.environ.get("ASCENDSIM_NUM_THREADS", "")
+    return int(configured) if configured.isdigit() and int(configured) >= 1 else len(os.sched_getaffinity(0))
+
+
+def reference(model: onnx.ModelProto, image: np.ndarray, repeats: int) -> tuple[np.ndarray, str, list[float]]:
+    """The expected output, who computed it, and onnxruntime's latencies in ms (none without onnxruntime)."""
     try:
         import onnxruntime
     except ImportError:
         from .compiler.host_kernels import run_graph
         from .compiler.onnx_import import import_onnx
 
-        return run_graph(import_onnx(model), {"input": image})["output"], "the compiler's numpy interpreter"
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"input": image})[0], f"onnxruntime {onnxruntime.__version__}"
+        return run_graph(import_onnx(model), {"input": image})["output"], "the compiler's numpy interpreter", []
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads()
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"input": image})[0]
+    binding = session.io_binding()
+    binding.bind_ortvalue_input("input", onnxruntime.OrtValue.ortvalue_from_numpy(image))
+    binding.bind_ortvalue_output(session.get_outputs()[0].name,
+                                 onnxruntime.OrtValue.ortvalue_from_numpy(np.empty_like(expected)))
+    session.run_with_iobinding(binding)
+    latencies = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        session.run_with_iobinding(binding)
+        latencies.append((time.perf_counter() - start) * 1e3)
+    return expected, f"onnxruntime {onnxruntime.__version__}", latencies
 
 
 def infer(om_path: Path, image: np.ndarray, repeats: int) -> tuple[np.ndarray, list[float]]:
@@ -106,12 +129,16 @@ def run(image_size: int = 224, repeats: int = 20) -> bool:
     with tempfile.TemporaryDirectory() as work:
         model, om_path = compile_default_model(Path(work), image_size)
         result, latencies = infer(om_path, image, repeats)
-    expected, peer = reference(model, image)
+    expected, peer, peer_latencies = reference(model, image, repeats)
     probabilities = result.reshape(-1)
     top5 = np.argsort(-probabilities)[:5]
     print("top-5: " + ", ".join(f"class {i} ({probabilities[i]:.5f})" for i in top5))
     print(f"aclmdlExecute latency: median {statistics.median(latencies):.3f} ms, min {min(latencies):.3f} ms "
-          f"over {repeats} runs")
+          f"over {repeats} runs, {threads()} thread(s); {describe()}")
+    if peer_latencies:
+        ratio = statistics.median(latencies) / statistics.median(peer_latencies)
+        print(f"{peer} latency (IOBinding, same threads): median {statistics.median(peer_latencies):.3f} ms, "
+              f"min {min(peer_latencies):.3f} ms; ascendsim / onnxruntime: {ratio:.2f}x time")
     matches = bool(np.allclose(result, expected, rtol=RTOL, atol=ATOL))
     difference = float(np.max(np.abs(result - expected)))
     print(f"reference ({peer}): {'matches' if matches else 'DOES NOT MATCH'} "

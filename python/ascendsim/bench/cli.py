@@ -15,8 +15,10 @@ rows (select with NAME patterns or --only: a group, a row name, a name prefix or
   groups: {", ".join(GROUPS)}
   call/malloc/copy/launch/event/callback: the runtime against glibc malloc, memcpy, a spinning-thread handoff and an
   uncontended mutex; overhead/chain: aclmdlExecute per call and per node vs onnxruntime; sink: one model of N small
-  ops (aclmdlExecute) vs the same ops one by one (aclopExecuteV2); concurrency: two streams vs one; resnet50,
-  mobilenet_v2, bert_base: latency vs onnxruntime at 1 and 2 threads. docs/benchmarks.md describes every row.
+  ops (aclmdlExecute) vs the same ops one by one (aclopExecuteV2); concurrency: two streams vs one; kernels: each
+  convolution and MatMul class vs OpenBLAS and onnxruntime in GFLOP/s; resnet50, mobilenet_v2, bert_base,
+  efficientnet_b0, shufflenet_v1, densenet121, convnext_tiny, vit_b16: latency vs onnxruntime at 1 and 2 threads.
+  docs/benchmarks.md describes every row.
 
 figures: the median of 7 repeats (--quick: 3) after a warm-up and [min-max]; ours and the peer take turns within each repeat.
 ratio: of times (< 1: ascendsim faster), and of the minima (steadier on a busy machine); copies as bandwidth.
