@@ -12,6 +12,13 @@ from acl_helpers import Compiler, new_stream
 from ascendcl import ACL_ERROR_REPEAT_INITIALIZE, ACL_SUCCESS, aclInit, aclrtResetDevice, aclrtSetDevice
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Declared here, at the root, so that pytest knows it whichever test paths it is given.
+    parser.addoption("--kernel-target", choices=["host", "aarch64"], default="host",
+                     help="the architecture the kernel tests (tests/model/test_kernels_*.py) build their driver for; "
+                          "aarch64 cross-compiles it and runs it under qemu-user (see tests/test_aarch64.py)")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def acl_initialized() -> None:
     """aclInit once for the whole session (tests of init/finalize themselves run in subprocesses)."""

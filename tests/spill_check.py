@@ -4,7 +4,8 @@ contain no other one) and counts the vector stores to the stack inside them, the
 not fit in the registers (each one is written back and read again on every iteration). Reads of stack memory are
 not counted: a table of weights kept on the stack is read as a memory operand by design.
 
-    python tests/spill_check.py     # builds the variants into build/kernel_driver, prints the loops that multiply
+    python tests/spill_check.py             # builds the variants into build/kernel_driver, prints the loops that multiply
+    python tests/spill_check.py aarch64     # the same for aarch64's NEON variant (Debian's cross compiler)
 """
 
 from __future__ import annotations
@@ -15,14 +16,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel_build import OPTIMIZED, ROOT, cached_variant_objects, variants
+from kernel_build import HOST, OPTIMIZED, ROOT, Target, cached_variant_objects, variants
 
 FUNCTION = re.compile(r"^([0-9a-f]+) <(.*)>:$")
 INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
 BRANCH = re.compile(r"^(j\w+|b|b\.\w+|cbn?z|tbn?z)$")  # x86 and aarch64
 STACK = re.compile(r"\(%rsp\)|\(%rbp\)|\[sp[,\]]|\[x29[,\]]")
-# A multiply-add, or SSE2's multiply (no FMA there): the arithmetic a register tile exists for.
-MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fmla|mulps|vmulps)$")
+# A multiply-add, or SSE2's multiply (no FMA there): the arithmetic a register tile exists for. On aarch64 the
+# vector (or by-element) fmla and fmls; fmadd / fmsub are scalar there and are not counted, like x86's ...ss.
+MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fml[as]|mulps|vmulps)$")
+# The register-tiled loops every variant has (gemm_tiles, depthwise_planes, depthwise_blocks): a check that
+# finds none of one of them has read the wrong objects or functions were renamed.
+TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "conv_block")
 
 
 @dataclass
@@ -32,7 +37,7 @@ class Loop:
     end: int
     instructions: int
     multiply_adds: int
-    spills: int  # vector stores to the stack
+    spills: int  # vectors stored to the stack
 
 
 def short_name(name: str) -> str:
@@ -65,7 +70,7 @@ def _loops_of(function: str, body: list[tuple[int, str, str]]) -> list[Loop]:
     loops = []
     for start, end in innermost:
         inside = [(m, o) for a, m, o in body if start <= a <= end]
-        spills = sum(1 for m, o in inside if _is_vector_store_to_stack(m, o))
+        spills = sum(_vectors_stored_to_stack(m, o) for m, o in inside)
         multiply_adds = sum(1 for m, _ in inside if MULTIPLY_ADD.match(m))
         loops.append(Loop(short_name(function), start, end, len(inside), multiply_adds, spills))
     return loops
@@ -74,40 +79,53 @@ def _loops_of(function: str, body: list[tuple[int, str, str]]) -> list[Loop]:
 PACKED_MOVE = re.compile(r"^v?mov(u|a)p[sd]$|^v?movdq[ua](8|16|32|64)?$|^vextract[fi](128|32x4|64x4|32x8)$")
 
 
-def _is_vector_store_to_stack(mnemonic: str, operands: str) -> bool:
-    """A whole-vector store (not a scalar float's) whose destination is the stack."""
+def _vectors_stored_to_stack(mnemonic: str, operands: str) -> int:
+    """How many whole vectors (not scalar floats) the instruction stores to the stack."""
     if not STACK.search(operands):
-        return False
-    if mnemonic in ("str", "stp", "stur", "st1"):  # aarch64: q registers are whole vectors
-        return re.search(r"\bq\d+\b|\bv\d+\.", operands) is not None
+        return 0
+    if mnemonic in ("str", "stur", "stp"):  # aarch64: q registers are whole vectors; stp stores two
+        return len(re.findall(r"\bq\d+\b", operands))
+    if mnemonic == "st1":  # {v0.4s-v3.4s} or {v0.4s, v1.4s}
+        if span := re.search(r"\{v(\d+)\.\w+-v(\d+)\.", operands):
+            return int(span.group(2)) - int(span.group(1)) + 1
+        return len(re.findall(r"\bv\d+\.", operands))
     # AT&T syntax: the destination is the last operand.
-    return PACKED_MOVE.match(mnemonic) is not None and STACK.search(operands.rsplit(",", maxsplit=1)[-1]) is not None
+    return int(PACKED_MOVE.match(mnemonic) is not None and STACK.search(operands.rsplit(",", maxsplit=1)[-1]) is not None)
 
 
-def variant_loops(cache: Path, flags: list[str]) -> dict[str, list[Loop]]:
-    """The innermost loops of every variant's objects, built with `flags` (cached in `cache`)."""
+def variant_loops(cache: Path, flags: list[str], target: Target = HOST) -> dict[str, list[Loop]]:
+    """The innermost loops of every variant's objects for `target`, built with `flags` (cached in `cache`)."""
     found: dict[str, list[Loop]] = {}
-    objects = cached_variant_objects(cache, flags)
-    for name, _ in variants():
-        text = "".join(subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", str(o)], capture_output=True,
-                                      text=True, check=True).stdout for o in objects if o.name.startswith(name + "_"))
+    objects = cached_variant_objects(cache, flags, target)
+    for name, _ in variants(target):
+        text = "".join(subprocess.run([target.tool("objdump"), "-d", "--no-show-raw-insn", "-C", str(o)],
+                                      capture_output=True, text=True, check=True).stdout
+                       for o in objects if o.name.startswith(name + "_"))
         found[name] = innermost_loops(text)
     return found
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     """Prints the innermost loops that multiply, per variant, with their spills."""
-    found = variant_loops(ROOT / "build" / "kernel_driver", OPTIMIZED)
+    target = HOST
+    if argv[1:] == ["aarch64"]:
+        import aarch64_target
+
+        if reason := aarch64_target.missing_compilers():
+            print(reason, file=sys.stderr)
+            return 1
+        target = aarch64_target.TOOLCHAIN
+    found = variant_loops(ROOT / "build" / "kernel_driver", OPTIMIZED, target)
     for name, loops in found.items():
         arithmetic = [loop for loop in loops if loop.multiply_adds]
         print(f"{name}: {len(arithmetic)} innermost loops with multiply-adds, "
               f"{sum(loop.spills > 0 for loop in arithmetic)} of them spilling")
         for loop in arithmetic:
-            mark = f", {loop.spills} vector stores to the stack" if loop.spills else ""
+            mark = f", {loop.spills} vectors stored to the stack" if loop.spills else ""
             print(f"  {loop.function:16s} {loop.start:#07x}-{loop.end:#07x}: {loop.instructions} instructions, "
                   f"{loop.multiply_adds} multiply-adds{mark}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))

@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from kernel_build import build_variant_objects
+from library_build import library_sources
 
 from acl_helpers import ROOT, Compiler, require_sanitizer, run_python
 
@@ -176,8 +177,7 @@ def test_chaos_under_thread_sanitizer(tmp_path: Path) -> None:
     import scipy_openblas32
 
     # every library source (the API files call into model/, kernels/ and executor/); g++ builds the .c as C++
-    sources = sorted(str(p) for d in ("core", "device", "runtime", "api", "model", "kernels", "executor", "op")
-                     for pattern in ("*.cpp", "*.c") for p in (ROOT / "csrc" / d).glob(pattern))
+    sources = [str(p) for p in library_sources()]
     sources += map(str, build_variant_objects(tmp_path / "variants", ["-O1", "-g", "-fsanitize=thread"]))
     program = tmp_path / "chaos_tsan"
     blas = scipy_openblas32.get_lib_dir()

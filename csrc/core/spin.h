@@ -8,6 +8,8 @@
 
 namespace ascendsim {
 
+// The spin-wait hint of this CPU (x86 pause, aarch64 yield), which lets a sibling hardware thread run; on other
+// architectures nothing (the loop works without it). The one place for it: the thread pool spins through it too.
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();

@@ -275,7 +275,7 @@ std::unique_ptr<Kernel> make_pad(const NodeSpec& spec, std::string* error) {
   if (is_float_dtype(spec.inputs[0].dtype)) {
     store_float(spec.inputs[0].dtype, &fv, 1, value.data(), 0);
   } else {
-    int64_t iv = static_cast<int64_t>(fv);
+    int64_t iv = to_int64(fv);  // the same value on every CPU for a NaN or out-of-range value
     store_int(spec.inputs[0].dtype, &iv, 1, value.data(), 0);
   }
   auto cs = contiguous_strides(id);

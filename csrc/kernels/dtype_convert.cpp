@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 namespace ascendsim::kernels {
 
@@ -35,12 +34,7 @@ inline void scatter(const S* src, int64_t n, void* base, int64_t offset, Cvt cvt
 
 template <class T>
 inline T float_to_int(float v) {
-  // Truncation toward zero as C casts, without the undefined behaviour of out-of-range values.
-  if (!(v == v)) return T(0);
-  double d = static_cast<double>(v);
-  if (d <= static_cast<double>(std::numeric_limits<int64_t>::min())) return static_cast<T>(std::numeric_limits<int64_t>::min());
-  if (d >= 9.2233720368547758e18) return static_cast<T>(std::numeric_limits<int64_t>::max());
-  return static_cast<T>(static_cast<int64_t>(d));
+  return static_cast<T>(to_int64(v));  // narrower integers wrap, as the int64 -> T conversion does
 }
 
 }  // namespace

@@ -38,6 +38,17 @@ static inline uint16_t float_to_half(float f) {
 }
 
 static inline float round_fp16(float f) { return half_to_float(float_to_half(f)); }
+
+// v as int64_t, truncated toward zero like a C cast, but defined for every value: NaN is 0 and values beyond the
+// int64 range saturate. A cast of those is undefined and CPUs disagree on it (x86-64's cvttsd2si gives INT64_MIN
+// for all of them; aarch64's fcvtzs saturates and makes NaN 0), so a kernel would answer differently per machine.
+static inline int64_t to_int64(double v) {
+  if (!(v == v)) return 0;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  return static_cast<int64_t>(v);
+}
+
 void round_fp16_inplace(float* data, int64_t n);
 
 // Converts n elements of `dtype` at element offset `offset` with element stride `stride` (0 broadcasts).

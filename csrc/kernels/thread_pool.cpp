@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/spin.h"  // cpu_relax: the spin-wait hint of each architecture, in one place
+
 namespace ascendsim::kernels {
 namespace {
 
@@ -40,14 +42,6 @@ int configured_threads() {
   }
   unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
 }
 
 // How long an idle worker spins before it sleeps.

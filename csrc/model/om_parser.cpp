@@ -70,6 +70,10 @@ bool inside(uint64_t offset, uint64_t count, uint64_t itemsize, uint64_t limit) 
   return count <= (limit - offset) / itemsize;
 }
 
+// The .om fields are little-endian and Span reads them by copying their bytes: on a big-endian host every field
+// would come out byte-swapped, so such a build stops here rather than parsing garbage.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "om_parser reads the little-endian .om format in place");
+
 // A bounded view of bytes (a partition, a section, a TLV value). Readers take offsets already checked.
 class Span {
  public:
@@ -82,7 +86,7 @@ class Span {
   template <typename T>
   T get(uint64_t offset) const {
     T value;
-    std::memcpy(&value, data_ + offset, sizeof(T));  // little-endian host (x86-64 / aarch64)
+    std::memcpy(&value, data_ + offset, sizeof(T));  // little-endian host (the static_assert above)
     return value;
   }
   uint8_t u8(uint64_t o) const { return get<uint8_t>(o); }

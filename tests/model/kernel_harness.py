@@ -1,7 +1,9 @@
 """Runs single kernels of libascendcl's registry through tests/c/kernel_driver.cpp, built once per source
 version from csrc/kernels/*.cpp and the kernel variants of csrc/kernels/simd (the kernels are not exported):
 numpy makes the inputs, the driver writes the outputs, the tests compare with numpy/onnxruntime. A Driver runs
-one kernel variant (ASCENDSIM_ISA); the `driver` fixture (conftest.py) gives each variant this CPU runs."""
+one kernel variant (ASCENDSIM_ISA); the `driver` fixture (conftest.py) gives each variant this CPU runs. For
+another architecture's Target (kernel_build.py) the driver is cross-compiled and run through the target's runner
+(an emulator such as qemu-user)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kernel_build import OPTIMIZED, cached_variant_objects, sources_digest
+from kernel_build import HOST, OPTIMIZED, Target, cached_variant_objects, openblas_dir, sources_digest, target_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "csrc" / "core" / "json.cpp", ROOT / "csrc" / "core" / "log.cpp",
@@ -32,24 +34,27 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Driver:
-    """The kernel driver program, run with kernel variant `isa`."""
+    """The kernel driver program, run with kernel variant `isa`, through `runner` (the target's emulator, if any)."""
     program: Path
     isa: str
+    runner: tuple[str, ...] = ()
+
+    def command(self, *args: str) -> list[str]:
+        return [*self.runner, str(self.program), *args]
 
 
-def build_driver(cache: Path) -> Path:
-    import scipy_openblas32
-
-    digest = hashlib.sha256(sources_digest().encode())
+def build_driver(cache: Path, target: Target = HOST) -> Path:
+    digest = hashlib.sha256(sources_digest(*target_key(target)).encode())
     for path in [DRIVER, *SOURCES]:
         digest.update(path.read_bytes())
     program = cache / f"kernel_driver_{digest.hexdigest()[:16]}"
     if program.exists():
         return program
-    objects = cached_variant_objects(cache, OPTIMIZED)
-    lib = scipy_openblas32.get_lib_dir()
-    command = ["g++", "-std=c++17", "-fno-math-errno", *OPTIMIZED,
-               f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", f"-isystem{scipy_openblas32.get_include_dir()}",
+    objects = cached_variant_objects(cache, OPTIMIZED, target)
+    blas = openblas_dir(target)
+    lib = blas / "lib"
+    command = [target.tool("g++"), "-std=c++17", "-fno-math-errno", *OPTIMIZED,
+               f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", f"-isystem{blas / 'include'}",
                str(DRIVER), *map(str, SOURCES), *map(str, objects), "-o", str(program) + ".tmp", f"-L{lib}",
                "-lscipy_openblas", f"-Wl,-rpath,{lib}", "-lpthread"]
     built = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -58,9 +63,9 @@ def build_driver(cache: Path) -> Path:
     return program
 
 
-def runnable_variants(program: Path) -> list[str]:
-    """The kernel variants this CPU runs, lowest first (the driver asks kernels/isa.cpp)."""
-    listed = subprocess.run([str(program), "--variants"], capture_output=True, text=True, check=True)
+def runnable_variants(program: Path, target: Target = HOST) -> list[str]:
+    """The kernel variants this CPU (or the target's emulator) runs, lowest first (the driver asks kernels/isa.cpp)."""
+    listed = subprocess.run([*target.runner, str(program), "--variants"], capture_output=True, text=True, check=True)
     return listed.stdout.split()
 
 
@@ -108,7 +113,7 @@ def run_kernel(driver: Driver, work: Path, op: str, inputs: list[np.ndarray | No
     if inplace is not None:
         case["inplace"] = list(inplace)
     (work / "case.json").write_text(json.dumps(case))
-    result = subprocess.run([str(driver.program), str(work / "case.json")], capture_output=True, text=True,
+    result = subprocess.run(driver.command(str(work / "case.json")), capture_output=True, text=True,
                             timeout=120, check=False, env={**os.environ, "ASCENDSIM_ISA": driver.isa})
     assert result.returncode == 0, result.stdout + result.stderr
     if result.stdout.startswith("REFUSED"):

@@ -154,6 +154,18 @@ def test_cast(driver: Driver, tmp_path: Path, src: str, dst: str) -> None:
     np.testing.assert_array_equal(got, x.astype(dst))
 
 
+def test_float_to_int_beyond_range(driver: Driver, tmp_path: Path) -> None:
+    # What an integer cannot hold converts the same on every CPU (dtype_convert.h's to_int64): NaN to 0, beyond
+    # int64 saturated (a plain cast gives INT64_MIN on x86-64 but saturates, NaN to 0, on aarch64).
+    low, high = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    x = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 2.9, -2.9], np.float32)
+    got = run(driver, tmp_path / "cast", "Cast", [x], np.int64, x.shape, attrs={"to": 9})
+    np.testing.assert_array_equal(got, [0, high, low, high, low, 2, -2])
+    base, exponent = np.array([-8, 10, 9, 3], np.int64), np.array([0.5, 30.0, 0.5, 2.0], np.float32)
+    got = run(driver, tmp_path / "pow", "Pow", [base, exponent], np.int64, base.shape)
+    np.testing.assert_array_equal(got, [0, high, 3, 9])
+
+
 PROGRAM = [{"op": "Mul", "inputs": [0, 1], "attrs": {}}, {"op": "Add", "inputs": [3, 2], "attrs": {}},
            {"op": "Sigmoid", "inputs": [4], "attrs": {}}, {"op": "Mul", "inputs": [4, 5], "attrs": {}},
            {"op": "LeakyRelu", "inputs": [6], "attrs": {"alpha": 0.2}}]

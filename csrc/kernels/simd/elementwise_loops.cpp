@@ -199,7 +199,8 @@ void exec_step(const Step& s, int64_t n, void* const* slot, void* out) {
     } else if (s.in_kind[1] == kF) {
       const int64_t* A = I(0);
       const float* B = F(1);
-      for (int64_t i = 0; i < n; ++i) io[i] = static_cast<int64_t>(std::pow(static_cast<double>(A[i]), B[i]));
+      // (to_int64: a negative base's fractional power is NaN, a large one overflows; a cast would differ per CPU.)
+      for (int64_t i = 0; i < n; ++i) io[i] = to_int64(std::pow(static_cast<double>(A[i]), B[i]));
     } else {
       const int64_t *A = I(0), *B = I(1);
       for (int64_t i = 0; i < n; ++i) io[i] = int_pow(A[i], B[i]);
