@@ -6,11 +6,11 @@
 // Narrow products (B packed per call into tiles of kNarrowCols columns, k-major): a kUnit x kNarrowCols block of
 // C, vectors running down the 16 rows of an A panel (output channels); per k, kU vectors of A and kNarrowCols
 // broadcasts of B. AVX-512: 16 x 7 in 7 registers (seven, because a network's last planes have a multiple of 7
-// positions: 7x7 from 224x224 inputs); AVX2: 16 x 6 in 12 of its 16; NEON: 16 x 6 in 24 of 32; SSE2: 16 x 2.
+// positions: 7x7 from 224x224 inputs); AVX2: 16 x 6 in 12 of its 16; NEON: 16 x 5 in 20 of 32; SSE2: 16 x 2.
 //
 // Wide products (B read in place, kUnit columns at a time): kWideRows rows of C by the 16 columns, vectors running
-// along the columns; per k, kU vectors of B and kWideRows broadcasts of A. AVX-512: 8 rows in 8 registers; AVX2
-// and NEON: 6 rows (12 of 16, 24 of 32; a panel's 16 rows as 6 + 6 + 4); SSE2: 2 rows. The same tile serves the
+// along the columns; per k, kU vectors of B and kWideRows broadcasts of A. AVX-512: 8 rows in 8 registers; AVX2:
+// 6 rows (12 of 16; a panel's 16 rows as 6 + 6 + 4); NEON: 4 rows (16 of 32); SSE2: 2 rows. The same tile serves the
 // column panels of PackedColumns with the operands' roles exchanged (B packed, A read in place).
 #include "kernels/simd/gemm_tiles.h"
 
@@ -26,15 +26,23 @@ constexpr int kNarrowCols = 7, kWideRows = 8;
 constexpr int kNarrowCols = 6, kWideRows = 6;
 #define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (AVX2)"
 #elif defined(__aarch64__)
-constexpr int kNarrowCols = 6, kWideRows = 6;
-#define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (NEON)"
+constexpr int kNarrowCols = 5, kWideRows = 4;
+#define ASCENDSIM_GEMM_SHAPE "16x5 / 4x16 (NEON)"
 #else
 constexpr int kNarrowCols = 2, kWideRows = 2;
 #define ASCENDSIM_GEMM_SHAPE "16x2 / 2x16 (SSE2)"
 #endif
-// Accumulators + one k step's vectors of the packed operand + a broadcast (+ a product without FMA).
-static_assert(kNarrowCols * kU + kU + 2 <= kRegisters, "the narrow tile spills");
-static_assert(kWideRows * kU + kU + 2 <= kRegisters, "the wide tile spills");
+// Accumulators + one k step's vectors of the packed operand + its broadcasts (x86 reuses one register for them;
+// NEON's by-element fmla keeps each broadcast float in a register of its own) + a product without FMA.
+constexpr int broadcast_registers(int broadcasts) {
+#if defined(__aarch64__)
+  return broadcasts;
+#else
+  return broadcasts > 0 ? 1 : 0;
+#endif
+}
+static_assert(kNarrowCols * kU + kU + broadcast_registers(kNarrowCols) + 1 <= kRegisters, "the narrow tile spills");
+static_assert(kWideRows * kU + kU + broadcast_registers(kWideRows) + 1 <= kRegisters, "the wide tile spills");
 
 // A block of C whose product is short (m * k multiply-add vectors at most kShortBlock, ~300 ns) is over before a
 // store to C that misses the cache completes: C's lines for the block kAheadCols columns on are prefetched for
