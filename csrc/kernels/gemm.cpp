@@ -25,7 +25,6 @@ constexpr int64_t kSplitDepth = 256;             // shallowest product split by 
 constexpr int64_t kSplitOutput = 32768;          // and its largest C (floats): a partial sum per thread
 constexpr int64_t kDeepProduct = 384;            // a wide product deeper than this runs in depth slices
 constexpr int64_t kDepthSlice = 256;             // of this many rows of B (16 KiB of a 16-column block)
-constexpr int64_t kGroupBlocks = 4;              // column blocks of B a wide product packs and multiplies at once
 
 // The grain of `items` equal work items of `flops` multiply-adds each: one run per thread (equal items
 // need no finer chunks to balance: 90 items in 11-item chunks gave one thread 5 chunks, the other 4), and
@@ -201,44 +200,34 @@ void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const E
                [&](int64_t j0, int64_t j1) { wide_columns(b, ldb, n, j0, j1, 0, k_, e, c, ldc); });
 }
 
-// Column blocks [j0, j1) of the wide product over depth [k0, k1), in depth slices of at most kDepthSlice rows
-// of B (the first writes C, the others add to it, the last applies the epilogue) and, within a slice, in groups
-// of kGroupBlocks column blocks, as GotoBLAS blocks a product: the group's rows of B are copied into contiguous
-// k x 16 blocks (zero past n), then every panel of A meets every block of the group, so that the panel (4 KiB
-// at depth 64) stays in L1 across the group and the group (16 KiB at depth 64) in L1 across the panels, and C is written
-// 16 rows x 64 columns at a time. Read in place, the rows of B are a row of B apart: every k step touched
-// another page and the loads missed the TLB (a 256 x 64 by 64 x 3136 product ran 1.3-1.6x slower than OpenBLAS
-// with AVX2); a block over all the panels stored into as many pages as C has rows.
+// Column blocks [j0, j1) of the wide product over depth [k0, k1), B read in place, a deep product in slices of
+// kDepthSlice rows of B (the first writes C, the others add to it, the last applies the epilogue), so that a
+// block's slice of B and the panels' slices of A stay in cache, where a 1024-deep block (64 KiB of B) was read
+// from L2 by every group of rows. (Copying each block of B into a contiguous buffer first measured ~10% slower
+// in networks, whose tensors live in the device memory's huge pages; only a std::vector's small pages made the
+// strided rows miss the TLB.)
 void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
                                 const Epilogue& e, float* c, int64_t ldc) const {
   const auto wide = gemm_tiles().wide;
   const int64_t slice = k1 - k0 > kDeepProduct ? kDepthSlice : k1 - k0;
-  float* blocks = scratch_floats(8, static_cast<size_t>(kGroupBlocks * slice * kUnit));
-  for (int64_t s0 = k0; s0 < k1; s0 += slice) {
-    const int64_t s1 = std::min(k1, s0 + slice), depth = s1 - s0;
-    for (int64_t g0 = j0; g0 < j1; g0 += kGroupBlocks) {
-      const int64_t g1 = std::min(j1, g0 + kGroupBlocks);
-      for (int64_t j = g0; j < g1; ++j) {
-        const int64_t cols = std::min(kUnit, n - j * kUnit);
-        float* block = blocks + (j - g0) * depth * kUnit;
-        for (int64_t kk = s0; kk < s1; ++kk) {
-          const float* row = b + kk * ldb + j * kUnit;
-          float* dst = block + (kk - s0) * kUnit;
-          if (cols == kUnit) {
-            for (int64_t jj = 0; jj < kUnit; ++jj) dst[jj] = row[jj];
-          } else {
-            for (int64_t jj = 0; jj < kUnit; ++jj) dst[jj] = jj < cols ? row[jj] : 0.0f;
-          }
-        }
+  for (int64_t j = j0; j < j1; ++j) {
+    const int64_t cols = std::min(kUnit, n - j * kUnit);
+    const float* block = b + j * kUnit;
+    int64_t pitch = ldb, first = k0;
+    if (cols < kUnit) {  // the last columns through a zero-padded copy: B's rows may end right after them
+      float* copy = scratch_floats(8, static_cast<size_t>((k1 - k0) * kUnit));
+      for (int64_t kk = k0; kk < k1; ++kk) {
+        const float* row = b + kk * ldb + j * kUnit;
+        for (int64_t jj = 0; jj < kUnit; ++jj) copy[(kk - k0) * kUnit + jj] = jj < cols ? row[jj] : 0.0f;
       }
-      for (int64_t r0 = 0; r0 < m_; r0 += kUnit) {
-        Epilogue rows = s1 == k1 ? epilogue_at(e, r0 * ldc) : Epilogue{};
-        if (rows.bias != nullptr) rows.bias += r0;
-        for (int64_t j = g0; j < g1; ++j)
-          wide(panels_.data() + r0 * k_ + s0 * kUnit, k_, std::min(kUnit, m_ - r0), depth,
-               blocks + (j - g0) * depth * kUnit, kUnit, epilogue_at(rows, j * kUnit), s0 > k0,
-               c + r0 * ldc + j * kUnit, ldc, std::min(kUnit, n - j * kUnit));
-      }
+      block = copy;
+      pitch = kUnit;
+      first = 0;
+    }
+    for (int64_t s0 = k0; s0 < k1; s0 += slice) {
+      const int64_t s1 = std::min(k1, s0 + slice);
+      wide(panels_.data() + s0 * kUnit, k_, m_, s1 - s0, block + (s0 - k0 + first) * pitch, pitch,
+           s1 == k1 ? epilogue_at(e, j * kUnit) : Epilogue{}, s0 > k0, c + j * kUnit, ldc, cols);
     }
   }
 }

@@ -26,23 +26,23 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, cons
 // For the kernel-variant log: "packed tiles 16x6 / 6x16 (AVX2)" or "OpenBLAS sgemm (Haswell)".
 std::string product_path_name(ProductPath path);
 
-// The operands a timed product runs on: `in_size` input values 0.5 and `out_size` output values, allocated when
-// first used (choose_product_path may not time at all).
+// The operands a timed product runs on: `in_size` input values 0.5 and `out_size` output values, mapped when first
+// used (choose_product_path may not time at all) in transparent huge pages where the system has them, as the
+// device memory that a model's tensors live in is: on small pages a strided read of B missed the TLB on every
+// row, which a network never does, and the timing favoured OpenBLAS (which packs B) for that alone.
 class ScratchProduct {
  public:
   ScratchProduct(int64_t in_size, int64_t out_size) : in_size_(in_size), out_size_(out_size) {}
-  const float* in() {
-    if (in_.empty()) in_.assign(static_cast<size_t>(in_size_), 0.5f);
-    return in_.data();
-  }
-  float* out() {
-    out_.resize(static_cast<size_t>(out_size_));
-    return out_.data();
-  }
+  ~ScratchProduct();
+  ScratchProduct(const ScratchProduct&) = delete;
+  ScratchProduct& operator=(const ScratchProduct&) = delete;
+  const float* in();
+  float* out();
 
  private:
   int64_t in_size_, out_size_;
-  std::vector<float> in_, out_;
+  float* in_ = nullptr;
+  float* out_ = nullptr;
 };
 
 // C (m x n) = epilogue(A (m x k) * B (k x n)) on OpenBLAS, all row-major: C preset to the bias and sum, one
