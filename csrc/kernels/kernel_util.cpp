@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/page_memory.h"
+
 namespace ascendsim::kernels {
 
 const char* dtype_name(aclDataType dtype) {
@@ -109,11 +111,37 @@ int64_t BroadcastPlan::row_offset(size_t k, int64_t row) const {
   return offset;
 }
 
+namespace {
+
+// A growable buffer in huge-page-advised memory (page_memory.h); its contents do not survive growth.
+class ScratchBuffer {
+ public:
+  ScratchBuffer() = default;
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  ~ScratchBuffer() { unmap_floats(data_, size_); }
+  float* reserve(size_t count) {
+    if (count > size_) {
+      unmap_floats(data_, size_);
+      data_ = nullptr;
+      size_ = 0;
+      const size_t grown = std::max(count, size_ + size_ / 2);
+      data_ = map_floats(grown);
+      size_ = grown;
+    }
+    return data_;
+  }
+
+ private:
+  float* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
 float* scratch_floats(int slot, size_t count) {
-  thread_local std::vector<float> buffers[16];
-  auto& b = buffers[slot & 15];
-  if (b.size() < count) b.resize(count);
-  return b.data();
+  thread_local ScratchBuffer buffers[16];
+  return buffers[slot & 15].reserve(count);
 }
 
 std::unique_ptr<Kernel> apply_node_flags(const NodeSpec& spec, std::unique_ptr<Kernel> kernel) {

@@ -2,7 +2,6 @@
 #include "kernels/product_path.h"
 
 #include <cblas.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,10 +10,10 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <new>
 #include <tuple>
 
 #include "core/log.h"
+#include "kernels/page_memory.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
@@ -44,21 +43,6 @@ double seconds(const std::function<void()>& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-float* map_floats(int64_t count) {
-  if (count <= 0) return nullptr;
-  const size_t bytes = static_cast<size_t>(count) * sizeof(float);
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  madvise(p, bytes, MADV_HUGEPAGE);  // advisory: small pages where the system has no huge ones
-#endif
-  return static_cast<float*>(p);
-}
-
-void unmap_floats(float* p, int64_t count) {
-  if (p != nullptr) munmap(p, static_cast<size_t>(count) * sizeof(float));
-}
-
 // The timed choices of this process, by (side, m, k, n).
 std::mutex choices_mutex;
 std::map<std::tuple<bool, int64_t, int64_t, int64_t>, ProductPath> choices;
@@ -66,20 +50,20 @@ std::map<std::tuple<bool, int64_t, int64_t, int64_t>, ProductPath> choices;
 }  // namespace
 
 ScratchProduct::~ScratchProduct() {
-  unmap_floats(in_, in_size_);
-  unmap_floats(out_, out_size_);
+  unmap_floats(in_, static_cast<size_t>(in_size_));
+  unmap_floats(out_, static_cast<size_t>(out_size_));
 }
 
 const float* ScratchProduct::in() {
   if (in_ == nullptr) {
-    in_ = map_floats(in_size_);
+    in_ = map_floats(static_cast<size_t>(in_size_));
     std::fill(in_, in_ + in_size_, 0.5f);
   }
   return in_;
 }
 
 float* ScratchProduct::out() {
-  if (out_ == nullptr) out_ = map_floats(out_size_);
+  if (out_ == nullptr) out_ = map_floats(static_cast<size_t>(out_size_));
   return out_;
 }
 

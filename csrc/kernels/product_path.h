@@ -27,9 +27,9 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, cons
 std::string product_path_name(ProductPath path);
 
 // The operands a timed product runs on: `in_size` input values 0.5 and `out_size` output values, mapped when first
-// used (choose_product_path may not time at all) in transparent huge pages where the system has them, as the
-// device memory that a model's tensors live in is: on small pages a strided read of B missed the TLB on every
-// row, which a network never does, and the timing favoured OpenBLAS (which packs B) for that alone.
+// used (choose_product_path may not time at all) in huge pages (page_memory.h), as the device memory that a
+// model's tensors live in: on small pages a strided read of B missed the TLB on every row, which a network never
+// does, and the timing favoured OpenBLAS (which packs B) for that alone.
 class ScratchProduct {
  public:
   ScratchProduct(int64_t in_size, int64_t out_size) : in_size_(in_size), out_size_(out_size) {}
