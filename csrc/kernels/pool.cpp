@@ -4,8 +4,8 @@
 // Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
 // onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
 // counts the window clipped to the padded extent (input + end pad), otherwise only the input elements it
-// covers. The planes run tap by tap over whole output rows (vectorized runs, simd/pool_rows.cpp). The output
-// shape is the one the compiler computed (ceil_mode included) and is checked here.
+// covers. The planes run separably or tap by tap over whole output rows, in vectors (simd/pool_rows.cpp). The
+// output shape is the one the compiler computed (ceil_mode included) and is checked here.
 #include <algorithm>
 
 #include "kernels/kernel_util.h"
@@ -79,9 +79,12 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   return make_lambda_kernel([g, in, od](const void* const* inputs, void* const* outputs) {
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
-    const auto plane = g.max ? pool_rows().max_plane : pool_rows().average_plane;
+    const PoolRows& rows = pool_rows();
+    const auto plane = g.max ? rows.max_plane : rows.average_plane;
+    const int64_t work_floats = rows.work_floats(g);
     parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) plane(g, x + p * g.h * g.w, y + p * g.oh * g.ow);
+      float* work = scratch_floats(6, static_cast<size_t>(work_floats));
+      for (int64_t p = p0; p < p1; ++p) plane(g, x + p * g.h * g.w, work, y + p * g.oh * g.ow);
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
   });

@@ -12,9 +12,11 @@ struct PoolGeometry {
 };
 
 struct PoolRows {
-  // y (oh x ow) = max / average pooling of one plane x (h x w).
-  void (*max_plane)(const PoolGeometry& g, const float* x, float* y);
-  void (*average_plane)(const PoolGeometry& g, const float* x, float* y);
+  // Floats of the work buffer a plane needs (0: the plane runs tap by tap, without one).
+  int64_t (*work_floats)(const PoolGeometry& g);
+  // y (oh x ow) = max / average pooling of one plane x (h x w); `work` holds work_floats(g) floats.
+  void (*max_plane)(const PoolGeometry& g, const float* x, float* work, float* y);
+  void (*average_plane)(const PoolGeometry& g, const float* x, float* work, float* y);
   // y[p] = max / mean of the `len` values of plane p, for planes [0, planes).
   void (*global_planes)(const float* x, int64_t planes, int64_t len, bool max, float* y);
 };
