@@ -35,13 +35,13 @@ int64_t even_grain(int64_t items, int64_t flops) {
 }
 constexpr int64_t kAlign = 16;
 
-void blas_single_threaded() {
-  static const bool done = [] {
-    scipy_openblas_set_num_threads(1);
-    return true;
-  }();
-  (void)done;
-}
+// At library load, before any product: OpenBLAS starts its workers when it loads, sized by the CPUs, and
+// an idle worker left at the default count spun beside the runtime's own threads at the start of every execution
+// (the first layers of MobileNetV2 ran 3-7x slower inside the network than alone).
+const bool blas_single_threaded = [] {
+  scipy_openblas_set_num_threads(1);
+  return true;
+}();
 
 // One single-threaded product; a single row or column of C is a matrix-vector product (sgemv reads the
 // matrix once where sgemm would first pack it: a fully connected layer at batch 1 runs ~1.8x faster).
@@ -72,7 +72,7 @@ void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  blas_single_threaded();
+  (void)blas_single_threaded;
   if (m <= 0 || n <= 0) return;
   bool by_columns = n >= m;
   int64_t extent = by_columns ? n : m, other = by_columns ? m : n;
