@@ -11,9 +11,9 @@
 #include <limits>
 
 #include "kernels/kernel_util.h"
+#include "kernels/layout.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
-#include "kernels/vmath.h"
 
 namespace ascendsim::kernels {
 namespace {
@@ -63,34 +63,21 @@ std::unique_ptr<Kernel> make_softmax(const NodeSpec& spec, std::string* error) {
     const float* x = float_input(in, inputs[0], false, 1);
     FloatOut out(out_desc, outputs[0], 3);
     float* y = out.data;
-    int64_t rows = outer * inner;
-    parallel_for(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t o = r / inner, j = r % inner;
-        const float* xr = x + o * len * inner + j;
-        float* yr = y + o * len * inner + j;
-        if (inner == 1) {  // contiguous rows: loops the compiler vectorizes (vmath.h's exp)
-          row_loops().softmax(xr, yr, len, log);
-          continue;
+    const RowLoops& loops = row_loops();
+    if (inner == 1) {  // contiguous rows
+      parallel_for(outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) loops.softmax(x + r * len, y + r * len, len, log);
+      });
+    } else {  // the axis strided: blocks of kUnit adjacent inner positions, in vectors across them
+      const int64_t blocks = (inner + kUnit - 1) / kUnit;
+      parallel_for(outer * blocks, std::max<int64_t>(1, 8192 / std::max<int64_t>(len * kUnit, 1)), [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t o = b / blocks, j0 = (b % blocks) * kUnit;
+          loops.softmax_strided(x + o * len * inner + j0, y + o * len * inner + j0, len, inner,
+                                std::min(kUnit, inner - j0), log);
         }
-        float mx = -std::numeric_limits<float>::infinity();
-        for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
-        float sum = 0.0f;
-        if (log) {
-          for (int64_t i = 0; i < len; ++i) sum += vexp(xr[i * inner] - mx);
-          float lse = std::log(sum);
-          for (int64_t i = 0; i < len; ++i) yr[i * inner] = xr[i * inner] - mx - lse;
-        } else {
-          for (int64_t i = 0; i < len; ++i) {
-            float e = vexp(xr[i * inner] - mx);
-            yr[i * inner] = e;
-            sum += e;
-          }
-          float inv = 1.0f / sum;
-          for (int64_t i = 0; i < len; ++i) yr[i * inner] *= inv;
-        }
-      }
-    });
+      });
+    }
     out.finish();
   });
 }

@@ -1,6 +1,7 @@
-// The elementwise loops (see elementwise.cpp for the programs): every op is a plain loop over a block that the
-// compiler vectorizes at the variant's width. exp, erf and tanh (also inside Sigmoid, Silu, Gelu, Elu, Selu) are
-// vmath.h's vectorizable forms; integer and bool values are int64.
+// The elementwise loops (see elementwise.cpp for the programs). The float unary ops and activations run on whole
+// vectors (the last one partial), exp, erf and tanh (also inside Sigmoid, Silu, Gelu, Elu, Selu) being
+// simd/vmath.h's vector forms; the ops without one (sqrt, log, floor, sin, ...) and the binary steps are plain
+// loops the compiler vectorizes where it can. Integer and bool values are int64.
 #include "kernels/simd/elementwise_loops.h"
 
 #include <cmath>
@@ -8,16 +9,16 @@
 
 #include "kernels/dtype_convert.h"
 #include "kernels/simd/simd.h"
-#include "kernels/vmath.h"
+#include "kernels/simd/vmath.h"
 
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
 
-inline float erf_gelu(float x) { return 0.5f * x * (1.0f + verf(x * 0.70710678118654752f)); }
-inline float tanh_gelu(float x) {
+ASCENDSIM_INLINE vf erf_gelu(vf x) { return 0.5f * x * (1.0f + verf(x * 0.70710678118654752f)); }
+ASCENDSIM_INLINE vf tanh_gelu(vf x) {
   return 0.5f * x * (1.0f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
-inline float sigmoid(float x) { return 1.0f / (1.0f + vexp(-x)); }
+ASCENDSIM_INLINE vf sigmoid(vf x) { return 1.0f / (1.0f + vexp(-x)); }
 inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 int64_t int_pow(int64_t base, int64_t exp) {
@@ -45,16 +46,25 @@ void narrow_ints(aclDataType to, int64_t* v, int64_t n) {
   }
 }
 
-// Gelu (erf form) over n values: its own function, since inside unary_float's switch GCC does not
-// vectorize this loop.
-void gelu_erf_loop(const float* x, float* o, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = erf_gelu(x[i]);
-}
-
-// Runs one float unary op (also the epilogue activation); x may equal o.
+// Runs one float unary op (also the epilogue activation); x may equal o (each vector is loaded before it is
+// stored). VLOOP: whole vectors and a partial last one; LOOP: a plain loop for the ops without a vector form.
 void unary_float(const Step& s, const float* x, float* o, int64_t n) {
   const float al = s.alpha, be = s.beta, ga = s.gamma;
-#define LOOP(expr) \
+  const vf zero = {}, one = splat(1.0f);
+#define VLOOP(expr)                                                 \
+  {                                                                 \
+    int64_t i = 0;                                                  \
+    for (; i + kW <= n; i += kW) {                                  \
+      const vf v = load(x + i);                                     \
+      store(o + i, (expr));                                         \
+    }                                                               \
+    if (i < n) {                                                    \
+      const vf v = load_first(x + i, n - i);                        \
+      store_first(o + i, (expr), n - i);                            \
+    }                                                               \
+  }                                                                 \
+  break
+#define LOOP(expr)                   \
   for (int64_t i = 0; i < n; ++i) {  \
     const float v = x[i];            \
     o[i] = (expr);                   \
@@ -62,38 +72,38 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
   break
   switch (s.op) {
     case kSqrt: LOOP(std::sqrt(v));
-    case kExp: LOOP(vexp(v));
+    case kExp: VLOOP(vexp(v));
     case kLog: LOOP(std::log(v));
-    case kAbs: LOOP(std::fabs(v));
-    case kNeg: LOOP(-v);
-    case kReciprocal: LOOP(1.0f / v);
+    case kAbs: VLOOP(vabs(v));
+    case kNeg: VLOOP(-v);
+    case kReciprocal: VLOOP(1.0f / v);
     case kFloor: LOOP(std::floor(v));
     case kCeil: LOOP(std::ceil(v));
-    case kRelu: LOOP(v > 0.0f ? v : 0.0f);
-    case kSigmoid: LOOP(sigmoid(v));
-    case kTanh: LOOP(vtanh(v));
-    case kHardSigmoid: LOOP(fmax_(0.0f, fmin_(1.0f, al * v + be)));
-    case kErf: LOOP(verf(v));
+    case kRelu: VLOOP(select(v > 0.0f, v, zero));
+    case kSigmoid: VLOOP(sigmoid(v));
+    case kTanh: VLOOP(vtanh(v));
+    case kHardSigmoid: VLOOP(vmax(zero, vmin(one, al * v + be)));
+    case kErf: VLOOP(verf(v));
     case kSoftplus: LOOP(softplus(v));
-    case kElu: LOOP(v >= 0.0f ? v : al * (vexp(v) - 1.0f));
-    case kSelu: LOOP(v > 0.0f ? ga * v : ga * (al * vexp(v) - al));
-    case kLeakyRelu: LOOP(v >= 0.0f ? v : al * v);
-    case kSign: LOOP(v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v);
+    case kElu: VLOOP(select(v >= 0.0f, v, al * (vexp(v) - 1.0f)));
+    case kSelu: VLOOP(select(v > 0.0f, ga * v, ga * (al * vexp(v) - al)));
+    case kLeakyRelu: VLOOP(select(v >= 0.0f, v, al * v));
+    case kSign: VLOOP(select(v > 0.0f, one, select(v < 0.0f, -one, v)));
     case kRound: LOOP(std::nearbyint(v));
     case kSin: LOOP(std::sin(v));
     case kCos: LOOP(std::cos(v));
-    case kSoftsign: LOOP(v / (1.0f + std::fabs(v)));
-    case kHardSwish: LOOP(v * fmax_(0.0f, fmin_(1.0f, v * (1.0f / 6.0f) + 0.5f)));
+    case kSoftsign: VLOOP(v / (1.0f + vabs(v)));
+    case kHardSwish: VLOOP(v * vmax(zero, vmin(one, v * (1.0f / 6.0f) + 0.5f)));
     case kGelu:
       if (s.flag) {
-        LOOP(tanh_gelu(v));
+        VLOOP(tanh_gelu(v));
       }
-      gelu_erf_loop(x, o, n);
-      break;
-    case kSilu: LOOP(v * sigmoid(v));
-    case kClip: LOOP(fmin_(fmax_(v, al), be));  // epilogue form: bounds in alpha/beta
-    default: LOOP(v);
+      VLOOP(erf_gelu(v));
+    case kSilu: VLOOP(v * sigmoid(v));
+    case kClip: VLOOP(vmin(vmax(v, splat(al)), splat(be)));  // epilogue form: bounds in alpha/beta
+    default: VLOOP(v);
   }
+#undef VLOOP
 #undef LOOP
 }
 

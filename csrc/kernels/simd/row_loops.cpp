@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "kernels/simd/simd.h"
-#include "kernels/vmath.h"
+#include "kernels/simd/vmath.h"
 
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
@@ -28,21 +28,70 @@ ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
   return sum;
 }
 
+// The lanes of v reduced by op (kW lanes).
+template <class Op>
+ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
+  float r = v[0];
+  for (int l = 1; l < kW; ++l) r = op(r, v[l]);
+  return r;
+}
+
 void softmax(const float* x, float* y, int64_t len, bool log) {
-  float mx = -__builtin_inff();
-  for (int64_t i = 0; i < len; ++i) mx = fmax_(mx, x[i]);
-  float sum = 0.0f;
+  // The maximum, then exp(x - max) and its sum in vectors; the last vector partial (its other lanes excluded).
+  vf mx = splat(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + kW <= len; i += kW) mx = vmax(mx, load(x + i));
+  float m = reduce_lanes(mx, [](float a, float b) { return fmax_(a, b); });
+  for (; i < len; ++i) m = fmax_(m, x[i]);
+  const vf vm = splat(m);
+  vf sum = {};
+  for (i = 0; i + kW <= len; i += kW) {
+    const vf e = vexp(load(x + i) - vm);
+    if (!log) store(y + i, e);
+    sum += e;
+  }
+  float total = reduce_lanes(sum, [](float a, float b) { return a + b; });
+  if (i < len) {
+    const int64_t rest = len - i;
+    const vf e = vexp(load_first(x + i, rest) - vm);
+    if (!log) store_first(y + i, e, rest);
+    for (int64_t l = 0; l < rest; ++l) total += e[l];
+  }
   if (log) {
-    for (int64_t i = 0; i < len; ++i) y[i] = x[i] - mx;
-    for (int64_t i = 0; i < len; ++i) sum += vexp(y[i]);
-    const float lse = std::log(sum);
-    for (int64_t i = 0; i < len; ++i) y[i] -= lse;
+    const vf shift = splat(m + std::log(total));
+    for (i = 0; i + kW <= len; i += kW) store(y + i, load(x + i) - shift);
+    if (i < len) store_first(y + i, load_first(x + i, len - i) - shift, len - i);
     return;
   }
-  for (int64_t i = 0; i < len; ++i) y[i] = vexp(x[i] - mx);
-  for (int64_t i = 0; i < len; ++i) sum += y[i];
-  const float inv = 1.0f / sum;
-  for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+  const vf inv = splat(1.0f / total);
+  for (i = 0; i + kW <= len; i += kW) store(y + i, load(y + i) * inv);
+  if (i < len) store_first(y + i, load_first(y + i, len - i) * inv, len - i);
+}
+
+// Softmax over an axis of `len` values `inner` apart, for `cols` adjacent positions of the inner dims at once:
+// the vectors run across the inner dims, which are contiguous.
+void softmax_strided(const float* x, float* y, int64_t len, int64_t inner, int64_t cols, bool log) {
+  for (int64_t j = 0; j < cols; j += kW) {
+    const int64_t lanes = imin(kW, cols - j);
+    vf mx = splat(-__builtin_inff());
+    for (int64_t i = 0; i < len; ++i) mx = vmax(mx, load_first(x + i * inner + j, lanes));
+    vf sum = {};
+    for (int64_t i = 0; i < len; ++i) {
+      const vf e = vexp(load_first(x + i * inner + j, lanes) - mx);
+      if (!log) store_first(y + i * inner + j, e, lanes);
+      sum += e;
+    }
+    if (log) {
+      vf lse;
+      for (int l = 0; l < kW; ++l) lse[l] = mx[l] + std::log(sum[l]);
+      for (int64_t i = 0; i < len; ++i)
+        store_first(y + i * inner + j, load_first(x + i * inner + j, lanes) - lse, lanes);
+      continue;
+    }
+    const vf inv = 1.0f / sum;
+    for (int64_t i = 0; i < len; ++i)
+      store_first(y + i * inner + j, load_first(y + i * inner + j, lanes) * inv, lanes);
+  }
 }
 
 void moments(const float* x, int64_t len, float eps, float* mean, float* inv_std) {
@@ -88,6 +137,6 @@ void gather(const float* src, int64_t stride, float* row, int64_t n) {
 }  // namespace
 
 extern const RowLoops row_loops_table;
-const RowLoops row_loops_table = {softmax, moments, normalize, affine, add, gather};
+const RowLoops row_loops_table = {softmax, softmax_strided, moments, normalize, affine, add, gather};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -8,6 +8,9 @@ namespace ascendsim::kernels {
 struct RowLoops {
   // y = softmax (or log-softmax) of the contiguous row x of len values; x may equal y.
   void (*softmax)(const float* x, float* y, int64_t len, bool log);
+  // The same over an axis of len values `inner` apart, for `cols` adjacent positions of the inner dims (x[0],
+  // x[1], ... x[cols - 1] start their axes).
+  void (*softmax_strided)(const float* x, float* y, int64_t len, int64_t inner, int64_t cols, bool log);
   // The mean of the row and 1 / sqrt(variance + eps) (population variance, as LayerNorm and InstanceNorm).
   void (*moments)(const float* x, int64_t len, float eps, float* mean, float* inv_std);
   // y = (x - mean) * inv_std * scale + bias, scale / bias per element (count len) or one value (count 1), or

@@ -13,6 +13,10 @@
 #pragma once
 #include <cstdint>
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>  // masked loads and stores (its functions are always inlined: no symbols of their own)
+#endif
+
 #include "kernels/layout.h"
 
 #if !defined(ASCENDSIM_ISA)
@@ -57,19 +61,37 @@ ASCENDSIM_INLINE vf load(const float* p) {
 }
 ASCENDSIM_INLINE void store(float* p, vf v) { __builtin_memcpy(p, &v, sizeof v); }
 ASCENDSIM_INLINE vf splat(float x) { return vf{} + x; }
-// The first n (<= kW) floats at p, the other lanes zero; and the first n lanes to p.
+// The first n (<= kW) floats at p, the other lanes zero; and the first n lanes to p. Masked loads and stores
+// where the instruction set has them; elsewhere lane by lane with constant lane numbers (inserts and extracts
+// rather than a trip through the stack).
 ASCENDSIM_INLINE vf load_first(const float* p, int64_t n) {
   if (n == kW) return load(p);
+#if defined(__AVX512F__)
+  return reinterpret_cast<vf>(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p));
+#elif defined(__AVX2__)
+  const vi lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+  return reinterpret_cast<vf>(_mm256_maskload_ps(p, reinterpret_cast<__m256i>(lanes < static_cast<int32_t>(n))));
+#else
   vf v = {};
-  for (int64_t i = 0; i < n; ++i) v[i] = p[i];
+  for (int l = 0; l < kW; ++l)
+    if (l < n) v[l] = p[l];
   return v;
+#endif
 }
 ASCENDSIM_INLINE void store_first(float* p, vf v, int64_t n) {
   if (n == kW) {
     store(p, v);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) p[i] = v[i];
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), reinterpret_cast<__m512>(v));
+#elif defined(__AVX2__)
+  const vi lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+  _mm256_maskstore_ps(p, reinterpret_cast<__m256i>(lanes < static_cast<int32_t>(n)), reinterpret_cast<__m256>(v));
+#else
+  for (int l = 0; l < kW; ++l)
+    if (l < n) p[l] = v[l];
+#endif
 }
 // Lane-wise min / max with std::min / std::max's choice on NaN (the first operand unless the comparison holds).
 ASCENDSIM_INLINE vf vmax(vf a, vf b) { return a < b ? b : a; }
