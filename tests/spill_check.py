@@ -27,7 +27,7 @@ STACK = re.compile(r"\(%rsp\)|\(%rbp\)|\[sp[,\]]|\[x29[,\]]")
 MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fml[as]|mulps|vmulps)$")
 # The register-tiled loops every variant has (gemm_tiles, depthwise_planes, depthwise_blocks): a check that
 # finds none of one of them has read the wrong objects or functions were renamed.
-TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "conv_block")
+TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "rows", "conv_block")
 
 
 @dataclass

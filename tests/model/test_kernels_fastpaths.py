@@ -3,8 +3,9 @@ numpy and onnxruntime:
 - elementwise direct slots (float32/int64 inputs read in place, the last step writing into the output) and
   their fallbacks (broadcast, float16, other integer widths), tiny (inline) to multi-block (pooled), in place;
 - sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
-- the depthwise paths (small "same" planes with masked taps; polyphase planes for the rest; kernel widths 1 to 5,
-  strides, dilations, asymmetric pads) with bias and fused or separate activations;
+- the depthwise paths (stride-1 row blocks from 20 columns on; small "same" planes with masked taps; stride-2
+  windows; polyphase planes for the rest; kernel widths 1 to 9, strides, dilations, asymmetric pads) with bias
+  and fused or separate activations;
 - the general conv path's column blocks, on OpenBLAS (weights as an input) and on weights packed at build
   (PackedMatrix: partial row panels, column tiles and 16-column vectors with tails, groups, batches, no bias,
   deep K, the 10x10 limit, the epilogue fused or not); Winograd F(2x2, 3x3) for 3x3 stride-1 convs."""
@@ -165,6 +166,13 @@ DEPTHWISE = [
     {"x": (1, 17, 3, 3), "k": (3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2], "act": None},  # 9 pixels
     {"x": (1, 16, 32, 32), "k": (1, 1), "strides": [2, 2]},
     {"x": (1, 16, 7, 7), "k": (3, 3), "pads": [1, 1, 1, 1]},                           # stride 1: same path
+    # stride-1 row blocks: rows past the last block of 4, columns past the last step, 2 images x channels
+    {"x": (2, 3, 57, 58), "k": (7, 7), "pads": [3, 3, 3, 3], "act": "HardSwish"},
+    {"x": (1, 2, 22, 33), "k": (1, 7), "pads": [0, 3, 0, 3]},                          # one kernel row
+    {"x": (1, 2, 31, 20), "k": (7, 1), "pads": [3, 0, 3, 0], "act": None},             # one kernel column
+    {"x": (1, 3, 30, 40), "k": (5, 5), "act": "Relu"},                                 # no padding: smaller output
+    {"x": (1, 2, 26, 25), "k": (3, 3), "pads": [2, 0, 0, 3]},                          # lopsided pads
+    {"x": (1, 2, 24, 70), "k": (11, 11), "pads": [5, 5, 5, 5]},                        # 14 input rows per block
 ]
 
 

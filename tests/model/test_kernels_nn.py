@@ -67,6 +67,16 @@ def test_softmax(driver: Driver, tmp_path: Path, op: str, axis: int) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_log_softmax_of_large_values(driver: Driver, tmp_path: Path, axis: int) -> None:
+    # Regression: x - (max + log(sum)) rounds log(sum) away next to a max of 10000 (float32's step there is
+    # 1e-3); x - max must come first, as in onnxruntime.
+    x = (10000 + RNG.standard_normal((4, 19)) * 3).astype(np.float32)
+    want = ort_run("LogSoftmax", [x], axis=axis)[0]
+    got = run_kernel(driver, tmp_path, "LogSoftmax", [x], [(np.float32, x.shape)], attrs={"axis": axis})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_batchnorm(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((2, 4, 5, 3)).astype(np.float32)
     scale, bias, mean = (RNG.standard_normal(4).astype(np.float32) for _ in range(3))

@@ -25,6 +25,15 @@ struct PlaneShape {
   float lo, hi;      // bounds of the fused epilogue
 };
 
+constexpr int64_t kRowsBlock = 4;   // output rows per step of the stride-1 rows loop
+constexpr int64_t kRowsStep = 32;   // the most output columns a step of it covers (its frame pads to them)
+
+// The zero-padded frame of the stride-1 rows path: rows and pitch (padded so that every step's reads stay in it).
+struct RowsShape {
+  int64_t rows, pitch;
+  float lo, hi;
+};
+
 // The window of the stride-2 path: the `rows` zero-padded rows of the plane that one step reads, their columns
 // deinterleaved: a row holds its even padded columns (padded column c is input column c - pw), then `half`
 // floats on its odd ones; rows `pitch` apart.
@@ -43,6 +52,10 @@ struct DepthwisePlanes {
   // out = stride-2 conv of one plane through the window.
   void (*stride2)(const ConvGeometry& g, const FrameShape& s, const float* in, const float* k, float bias,
                   float* window, float* out);
+  // out = stride-1, dilation-1 conv of one plane through its zero-padded frame (zeroed by the caller once per run
+  // of planes: only the input positions are written).
+  void (*rows)(const ConvGeometry& g, const RowsShape& s, const float* in, const float* k, float bias, float* frame,
+               float* out);
 };
 
 const DepthwisePlanes& depthwise_planes();

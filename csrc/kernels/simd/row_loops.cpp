@@ -57,10 +57,10 @@ void softmax(const float* x, float* y, int64_t len, bool log) {
     if (!log) store_first(y + i, e, rest);
     for (int64_t l = 0; l < rest; ++l) total += e[l];
   }
-  if (log) {
-    const vf shift = splat(m + std::log(total));
-    for (i = 0; i + kW <= len; i += kW) store(y + i, load(x + i) - shift);
-    if (i < len) store_first(y + i, load_first(x + i, len - i) - shift, len - i);
+  if (log) {  // (x - max) - log(sum): adding log(sum) to a large max first would round it away
+    const vf lse = splat(std::log(total));
+    for (i = 0; i + kW <= len; i += kW) store(y + i, (load(x + i) - vm) - lse);
+    if (i < len) store_first(y + i, (load_first(x + i, len - i) - vm) - lse, len - i);
     return;
   }
   const vf inv = splat(1.0f / total);
@@ -82,10 +82,10 @@ void softmax_strided(const float* x, float* y, int64_t len, int64_t inner, int64
       sum += e;
     }
     if (log) {
-      vf lse;
-      for (int l = 0; l < kW; ++l) lse[l] = mx[l] + std::log(sum[l]);
+      vf lse = {};
+      for (int l = 0; l < kW; ++l) lse[l] = std::log(sum[l]);
       for (int64_t i = 0; i < len; ++i)
-        store_first(y + i * inner + j, load_first(x + i * inner + j, lanes) - lse, lanes);
+        store_first(y + i * inner + j, (load_first(x + i * inner + j, lanes) - mx) - lse, lanes);
       continue;
     }
     const vf inv = 1.0f / sum;
