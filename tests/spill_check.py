@@ -27,7 +27,14 @@ STACK = re.compile(r"\(%rsp\)|\(%rbp\)|\[sp[,\]]|\[x29[,\]]")
 MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fml[as]|mulps|vmulps)$")
 # The register-tiled loops every variant has (gemm_tiles, depthwise_planes, depthwise_blocks): a check that
 # finds none of one of them has read the wrong objects or functions were renamed.
-TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "rows", "conv_block")
+TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "rows_of", "conv_block")
+# Those that only the x86 variants with FMA have (depthwise_planes.cpp's row blocks).
+X86_FMA_ONLY = ("rows_of",)
+
+
+def tiled_in(variant: str) -> set[str]:
+    """The register-tiled functions that variant `variant` compiles."""
+    return set(TILED) - (set() if variant in ("avx2", "avx512") else set(X86_FMA_ONLY))
 
 
 @dataclass
@@ -41,8 +48,9 @@ class Loop:
 
 
 def short_name(name: str) -> str:
+    name = re.sub(r"^[\w:]+ (?=ascendsim::)", "", name)  # a template's return type
     name = re.sub(r"^ascendsim::kernels::isa_\w+::(\(anonymous namespace\)::)?", "", name)
-    return re.sub(r"\(.*", "", name)
+    return re.sub(r"[<(].*", "", name)
 
 
 def innermost_loops(disassembly: str) -> list[Loop]:

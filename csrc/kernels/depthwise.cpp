@@ -3,9 +3,9 @@
 // because the planes of MobileNet-style networks are small (7x7 to 112x112) and per-plane overhead (calls, loop
 // setup, scalar copies) would otherwise cost more than the arithmetic.
 //
-// Stride-1 convs (dilation 1) with output rows of at least kRowsWidth columns take the row-block path: the
-// plane is copied into a zero-padded frame (zeroed once per run of planes, as only its input positions change),
-// and each step computes a block of kRowsBlock output rows by a few vectors of columns in registers. Every frame
+// Stride-1 convs (dilation 1) of a 3x3, 5x5 or 7x7 kernel with output rows of at least kRowsWidth columns take
+// the row-block path (in the x86 variants with FMA): the plane is copied into a zero-padded frame (zeroed once per
+// run of planes, as only its input positions change), and each step computes a block of kRowsBlock output rows by a few vectors of columns in registers. Every frame
 // row the block's windows cover is loaded once per kernel column and multiplied into each output row of the block
 // it serves, so the loads per multiply-add fall by about the kernel's height / (block + height - 1).
 //
@@ -59,7 +59,9 @@ enum class Path { kBlocked, kSame, kStride2, kRows, kPolyphase };
 Path path_of(const ConvGeometry& g) {
   if (blocked_depthwise_suits(g)) return Path::kBlocked;
   const bool unit = g.dh == 1 && g.dw == 1;
-  if (g.sh == 1 && g.sw == 1 && unit && g.ow >= kRowsWidth) return Path::kRows;
+  if (g.sh == 1 && g.sw == 1 && unit && g.ow >= kRowsWidth && depthwise_rows_suit(g.kh, g.kw) &&
+      depthwise_planes().rows != nullptr)
+    return Path::kRows;
   if (g.sh == 1 && g.sw == 1 && unit && g.oh == g.h && g.ow == g.w && g.ph < g.kh && g.pw < g.kw &&
       g.oh * g.ow <= kSamePlane)
     return Path::kSame;

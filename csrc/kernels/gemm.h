@@ -37,13 +37,6 @@ class PackedMatrix {
   std::vector<float> panels_;
 };
 
-// The epilogue of the block of C that starts `offset` elements on (its sum moves with it).
-inline GemmEpilogue epilogue_at(const GemmEpilogue& e, int64_t offset) {
-  GemmEpilogue moved = e;
-  if (moved.sum != nullptr) moved.sum += offset;
-  return moved;
-}
-
 // A constant k x n row-major matrix B packed into panels of kUnit columns, k-major within a panel (columns past n
 // are zero), for products A * B whose other operand A arrives at run time: the right-hand weights of a MatMul.
 class PackedColumns {

@@ -3,7 +3,7 @@ numpy and onnxruntime:
 - elementwise direct slots (float32/int64 inputs read in place, the last step writing into the output) and
   their fallbacks (broadcast, float16, other integer widths), tiny (inline) to multi-block (pooled), in place;
 - sgemm cut into column or row blocks over the pool (gemm.cpp), odd sizes, transposes, beta;
-- the depthwise paths (stride-1 row blocks from 20 columns on; small "same" planes with masked taps; stride-2
+- the depthwise paths (stride-1 row blocks of 3x3, 5x5 and 7x7 kernels from 20 columns on, AVX2/AVX-512; small "same" planes with masked taps; stride-2
   windows; polyphase planes for the rest; kernel widths 1 to 9, strides, dilations, asymmetric pads) with bias
   and fused or separate activations;
 - the general conv path's column blocks, on OpenBLAS (weights as an input) and on weights packed at build
@@ -168,11 +168,13 @@ DEPTHWISE = [
     {"x": (1, 16, 7, 7), "k": (3, 3), "pads": [1, 1, 1, 1]},                           # stride 1: same path
     # stride-1 row blocks: rows past the last block of 4, columns past the last step, 2 images x channels
     {"x": (2, 3, 57, 58), "k": (7, 7), "pads": [3, 3, 3, 3], "act": "HardSwish"},
-    {"x": (1, 2, 22, 33), "k": (1, 7), "pads": [0, 3, 0, 3]},                          # one kernel row
-    {"x": (1, 2, 31, 20), "k": (7, 1), "pads": [3, 0, 3, 0], "act": None},             # one kernel column
     {"x": (1, 3, 30, 40), "k": (5, 5), "act": "Relu"},                                 # no padding: smaller output
     {"x": (1, 2, 26, 25), "k": (3, 3), "pads": [2, 0, 0, 3]},                          # lopsided pads
-    {"x": (1, 2, 24, 70), "k": (11, 11), "pads": [5, 5, 5, 5]},                        # 14 input rows per block
+    {"x": (1, 4, 112, 112), "k": (3, 3), "pads": [1, 1, 1, 1], "act": "Clip"},         # MobileNet's first
+    # wide stride-1 planes of other kernels: the polyphase path
+    {"x": (1, 2, 22, 33), "k": (1, 7), "pads": [0, 3, 0, 3]},                          # one kernel row
+    {"x": (1, 2, 31, 20), "k": (7, 1), "pads": [3, 0, 3, 0], "act": None},             # one kernel column
+    {"x": (1, 2, 24, 70), "k": (11, 11), "pads": [5, 5, 5, 5]},
 ]
 
 
@@ -280,6 +282,8 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column t
     {"x": (1, 24, 20, 21), "w": (40, 12, 3, 3), "group": 2, "pads": [1, 1, 1, 1]},            # groups
     {"x": (1, 8, 12, 12), "w": (9, 8, 3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},       # epilogue after the product
     {"x": (1, 16, 24, 24), "w": (20, 16, 1, 1), "act": "Clip"},                                # Clip in the epilogue
+    # shallow wide products take runs of adjacent 16-column blocks (depth 40: 6 blocks; 41 blocks and an 11-column tail)
+    {"x": (1, 40, 23, 29), "w": (20, 40, 1, 1), "act": "Relu"},
 ]
 
 

@@ -221,20 +221,31 @@ void stride2(const ConvGeometry& g, const FrameShape& s, const float* in, const 
   }
 }
 
+#if defined(__FMA__)  // x86 with FMA (see below)
 // The stride-1 rows loop: kRowsBlock output rows by kRowsVectors vectors of columns per step, the sums in
 // registers; every input row the block's windows touch is loaded once per tap column and multiplied into each
 // output row it serves (row ir of the block feeds output row r through kernel row ir - r). A 7x7 kernel's
 // outputs then cost 17.5 loads of input per 49 multiply-adds, where the flat polyphase loop loaded for each.
+// It exists for the square kernels of depthwise networks (K = 3, 5, 7; depthwise_rows_suit), instantiated per
+// size so that its loops unroll: the test of which kernel row serves which output row disappears (with the
+// sizes at run time, a broadcast and a branch per tap and row, a 3x3 kernel ran at a third of the speed), and
+// the taps are splat once per plane into vectors that the multiply-adds read from memory. It is compiled for
+// x86 with FMA only (elsewhere the table's entry is null): with SSE2 the products need registers of their own,
+// and on aarch64 GCC kept the sums in memory (NEON's by-element multiply-add would want the taps in registers,
+// four to one: not written yet); the same and polyphase paths serve those variants.
 constexpr int kRowsVectors = 2;
 static_assert(kRowsVectors * kW <= kRowsStep, "a step wider than the frame's padding");
 
-void rows(const ConvGeometry& g, const RowsShape& s, const float* in, const float* k, float bias, float* frame,
-          float* out) {
+template <int K>
+void rows_of(const ConvGeometry& g, const RowsShape& s, const float* in, const float* k, float bias, float* frame,
+             float* out) {
   for (int64_t r = 0; r < g.h; ++r) {
     const float* src = in + r * g.w;
     float* dst = frame + (r + g.ph) * s.pitch + g.pw;
     for (int64_t c = 0; c < g.w; ++c) dst[c] = src[c];
   }
+  vf taps[K * K];
+  for (int t = 0; t < K * K; ++t) taps[t] = splat(k[t]);
   const vf lo = splat(s.lo), hi = splat(s.hi);
   constexpr int64_t kCols = kRowsVectors * kW;
   for (int64_t oh0 = 0; oh0 < g.oh; oh0 += kRowsBlock) {
@@ -242,18 +253,22 @@ void rows(const ConvGeometry& g, const RowsShape& s, const float* in, const floa
       vf acc[kRowsBlock][kRowsVectors];
       for (int r = 0; r < static_cast<int>(kRowsBlock); ++r)
         for (int u = 0; u < kRowsVectors; ++u) acc[r][u] = splat(bias);
-      for (int64_t ir = 0; ir < kRowsBlock + g.kh - 1; ++ir) {
+#pragma GCC unroll 16
+      for (int ir = 0; ir < static_cast<int>(kRowsBlock) + K - 1; ++ir) {
         const float* row = frame + (oh0 + ir) * s.pitch + ow0;
-        for (int64_t kj = 0; kj < g.kw; ++kj) {
+#pragma GCC unroll 8
+        for (int kj = 0; kj < K; ++kj) {
           vf x[kRowsVectors];
           for (int u = 0; u < kRowsVectors; ++u) x[u] = load(row + kj + u * kW);
+#pragma GCC unroll 4
           for (int r = 0; r < static_cast<int>(kRowsBlock); ++r) {
-            const int64_t ki = ir - r;
-            if (ki >= 0 && ki < g.kh) {
-              const float w = k[ki * g.kw + kj];
-              for (int u = 0; u < kRowsVectors; ++u) acc[r][u] += w * x[u];
-            }
+            const int ki = ir - r;
+            if (ki >= 0 && ki < K)
+              for (int u = 0; u < kRowsVectors; ++u) acc[r][u] += taps[ki * K + kj] * x[u];
           }
+          // The taps are read again at every tap column: kept in registers across them (GCC hoists the 9 of
+          // a 3x3 kernel), they would push the accumulators onto the stack.
+          asm volatile("" : : "r"(taps) : "memory");
         }
       }
       for (int64_t r = 0; r < kRowsBlock && oh0 + r < g.oh; ++r)
@@ -263,9 +278,22 @@ void rows(const ConvGeometry& g, const RowsShape& s, const float* in, const floa
   }
 }
 
+void rows(const ConvGeometry& g, const RowsShape& s, const float* in, const float* k, float bias, float* frame,
+          float* out) {
+  if (g.kh == 3) return rows_of<3>(g, s, in, k, bias, frame, out);
+  if (g.kh == 5) return rows_of<5>(g, s, in, k, bias, frame, out);
+  rows_of<7>(g, s, in, k, bias, frame, out);
+}
+
+#endif  // __FMA__
+
 }  // namespace
 
 extern const DepthwisePlanes depthwise_planes_table;
+#if defined(__FMA__)  // x86 with FMA (see below)
 const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2, rows};
+#else
+const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2, nullptr};
+#endif
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -28,6 +28,9 @@ struct PlaneShape {
 constexpr int64_t kRowsBlock = 4;   // output rows per step of the stride-1 rows loop
 constexpr int64_t kRowsStep = 32;   // the most output columns a step of it covers (its frame pads to them)
 
+// The kernels the stride-1 rows loop is instantiated for.
+static constexpr bool depthwise_rows_suit(int64_t kh, int64_t kw) { return kh == kw && (kh == 3 || kh == 5 || kh == 7); }
+
 // The zero-padded frame of the stride-1 rows path: rows and pitch (padded so that every step's reads stay in it).
 struct RowsShape {
   int64_t rows, pitch;
@@ -53,7 +56,8 @@ struct DepthwisePlanes {
   void (*stride2)(const ConvGeometry& g, const FrameShape& s, const float* in, const float* k, float bias,
                   float* window, float* out);
   // out = stride-1, dilation-1 conv of one plane through its zero-padded frame (zeroed by the caller once per run
-  // of planes: only the input positions are written).
+  // of planes: only the input positions are written); square kernels of 3, 5 or 7 only (depthwise_rows_suit).
+  // Null except on x86 with FMA (see depthwise_planes.cpp).
   void (*rows)(const ConvGeometry& g, const RowsShape& s, const float* in, const float* k, float bias, float* frame,
                float* out);
 };

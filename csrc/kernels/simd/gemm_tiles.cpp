@@ -10,8 +10,10 @@
 //
 // Wide products (B read in place, kUnit columns at a time): kWideRows rows of C by the 16 columns, vectors running
 // along the columns; per k, kU vectors of B and kWideRows broadcasts of A. AVX-512: 8 rows in 8 registers; AVX2:
-// 6 rows (12 of 16; a panel's 16 rows as 6 + 6 + 4); NEON: 4 rows (16 of 32); SSE2: 2 rows. The same tile serves the
-// column panels of PackedColumns with the operands' roles exchanged (B packed, A read in place).
+// 6 rows (12 of 16; a panel's 16 rows as 6 + 6 + 4); NEON: 4 rows (16 of 32); SSE2: 2 rows. Each group of rows
+// runs along the call's adjacent blocks (several for a shallow product: gemm.cpp) before the next group, so that C
+// is written in runs of lines per row. The same tile serves the column panels of PackedColumns with the operands'
+// roles exchanged (B packed, A read in place).
 #include "kernels/simd/gemm_tiles.h"
 
 #include "kernels/simd/simd.h"
@@ -139,18 +141,25 @@ ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int6
 }
 
 void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
-          const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t cols) {
+          const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t blocks, int64_t cols) {
   const vf lo = splat(e.lo), hi = splat(e.hi);
   if (m * k <= kShortBlock)
-    for (int64_t r = 0; r < m; ++r) __builtin_prefetch(c + r * ldc + kAheadCols, 1, 3);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t q = 0; q < blocks; ++q) __builtin_prefetch(c + r * ldc + q * kUnit + kAheadCols, 1, 3);
   constexpr int kRest = static_cast<int>(kUnit) % kWideRows;  // a panel's last group
+  // Each group of rows runs along all the blocks, so that it writes C's rows in runs of adjacent lines.
   for (int64_t p0 = 0; p0 < m; p0 += kUnit) {
     const float* panel = panels + p0 * pitch;
     int64_t g = 0;
     for (; g + kWideRows <= kUnit && p0 + g < m; g += kWideRows)
-      wide_rows<kWideRows>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, cols);
+      for (int64_t q = 0; q < blocks; ++q)
+        wide_rows<kWideRows>(panel + g, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, p0 + g, m, lo,
+                             hi, c + q * kUnit, ldc, q + 1 < blocks ? kUnit : cols);
     if constexpr (kRest > 0)
-      if (p0 + g < m) wide_rows<kRest>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, cols);
+      if (p0 + g < m)
+        for (int64_t q = 0; q < blocks; ++q)
+          wide_rows<kRest>(panel + g, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, p0 + g, m, lo, hi,
+                           c + q * kUnit, ldc, q + 1 < blocks ? kUnit : cols);
   }
 }
 

@@ -14,6 +14,14 @@ struct GemmEpilogue {
   float lo = -__builtin_inff(), hi = __builtin_inff();
 };
 
+// The epilogue of the block of C that starts `offset` elements on (its sum moves with it). (static: the variants'
+// loops use it too, and one shared inline copy could be a variant's; see docs/kernels.md.)
+static inline GemmEpilogue epilogue_at(const GemmEpilogue& e, int64_t offset) {
+  GemmEpilogue moved = e;
+  if (moved.sum != nullptr) moved.sum += offset;
+  return moved;
+}
+
 struct GemmTiles {
   const char* shape;    // of the register tiles, for the kernel-variant log ("16x6 / 6x16")
   int64_t narrow_cols;  // columns of a packed tile of B (narrow products)
@@ -25,11 +33,11 @@ struct GemmTiles {
   // of the bias) by one packed tile of B.
   void (*narrow)(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c,
                  int64_t ldc, int64_t rows, int64_t cols);
-  // C[:, 0:cols] = epilogue(A * B[:, 0:kUnit] (+ C when `accumulate`)) for every panel of A (m rows, depth k,
-  // panels `pitch` deep): B read in place (row pitch ldb, kUnit readable columns), C stores `cols` <= kUnit
-  // columns.
+  // C[:, 0:w] = epilogue(A * B[:, 0:w] (+ C when `accumulate`)) for every panel of A (m rows, depth k, panels
+  // `pitch` deep) over `blocks` adjacent blocks of kUnit columns: B read in place (row pitch ldb, every block's
+  // kUnit columns readable), C stores w = (blocks - 1) * kUnit + cols columns (cols <= kUnit).
   void (*wide)(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
-               const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t cols);
+               const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t blocks, int64_t cols);
   // C (m x cols, cols <= kUnit) = A (m x k, row pitch lda, read in place) * one panel of B (k x kUnit, k-major),
   // then + bias[column] (when not null) and clamped to [lo, hi].
   void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
