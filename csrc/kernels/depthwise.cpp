@@ -5,11 +5,12 @@
 //
 // Stride-1 convs (dilation 1) of a 3x3, 5x5 or 7x7 kernel with output rows of at least kRowsWidth columns take
 // the row-block path (in the x86 variants with FMA): the plane is copied into a zero-padded frame (zeroed once per
-// run of planes, as only its input positions change), and each step computes a block of kRowsBlock output rows by a few vectors of columns in registers. Every frame
-// row the block's windows cover is loaded once per kernel column and multiplied into each output row of the block
-// it serves, so the loads per multiply-add fall by about the kernel's height / (block + height - 1).
+// run of planes, as only its input positions change), and each step computes a block of kRowsBlock output rows
+// by a few vectors of columns in registers. Every frame row the block's windows cover is loaded once per kernel
+// column and multiplied into each output row of the block it serves, so the loads per multiply-add fall by about
+// the kernel's height / (block + height - 1).
 //
-// Narrower small "same" convs (stride 1, dilation 1, output the size of the input, at most kSamePlane positions:
+// Other small "same" convs (stride 1, dilation 1, output the size of the input, at most kSamePlane positions:
 // most depthwise layers of the later stages) run on the plane itself (the same loop): output i = oh * w + ow reads,
 // for tap (ki, kj), input i + (ki - ph) * w + (kj - pw), so every tap is one multiply-add over the flat plane
 // in vectors, written straight to the output. The plane is copied between zero rows (so the rows above and below read zeros), and a tap

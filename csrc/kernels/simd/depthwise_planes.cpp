@@ -284,16 +284,14 @@ void rows(const ConvGeometry& g, const RowsShape& s, const float* in, const floa
   if (g.kh == 5) return rows_of<5>(g, s, in, k, bias, frame, out);
   rows_of<7>(g, s, in, k, bias, frame, out);
 }
-
+constexpr auto kRowsLoop = rows;
+#else
+constexpr decltype(DepthwisePlanes::rows) kRowsLoop = nullptr;
 #endif  // __FMA__
 
 }  // namespace
 
 extern const DepthwisePlanes depthwise_planes_table;
-#if defined(__FMA__)  // x86 with FMA (see below)
-const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2, rows};
-#else
-const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2, nullptr};
-#endif
+const DepthwisePlanes depthwise_planes_table = {same, polyphase, stride2, kRowsLoop};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -29,7 +29,9 @@ constexpr int64_t kRowsBlock = 4;   // output rows per step of the stride-1 rows
 constexpr int64_t kRowsStep = 32;   // the most output columns a step of it covers (its frame pads to them)
 
 // The kernels the stride-1 rows loop is instantiated for.
-static constexpr bool depthwise_rows_suit(int64_t kh, int64_t kw) { return kh == kw && (kh == 3 || kh == 5 || kh == 7); }
+static constexpr bool depthwise_rows_suit(int64_t kh, int64_t kw) {
+  return kh == kw && (kh == 3 || kh == 5 || kh == 7);
+}
 
 // The zero-padded frame of the stride-1 rows path: rows and pitch (padded so that every step's reads stay in it).
 struct RowsShape {
