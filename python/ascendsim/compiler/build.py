@@ -27,7 +27,7 @@ from .build_options import check_input_format, gear_shapes, parse_gears, parse_i
 from .errors import CompileError
 from .ir import Graph, Value
 from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
-from .om_format import DynamicType
+from .om_format import MAX_BYTES, DynamicType
 from .om_writer import OmModel, OmPlan, write_om
 from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
 from .streams import StreamPlan, assign_streams
@@ -132,7 +132,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream)
         _dump_streams(dump_graph, graph, streams, gear)
         with clock("memory"):
-            memory = plan_memory(graph, streams, reuse=not disable_reuse_memory)
+            memory = _check_arena(plan_memory(graph, streams, reuse=not disable_reuse_memory))
         result.plans.append(OmPlan(graph, streams, memory, flags, gear))
     with clock("weights"):
         result.weights = _shared_weights(result.plans)
@@ -266,6 +266,17 @@ def _check_static(graph: Graph) -> None:
         if not value.is_static or value.dtype is None:
             raise CompileError(f"tensor {value.name!r} has shape {value.shape} and type {value.dtype}: a static shape is "
                                "needed; give the input shapes with --input_shape (or dynamic gears)")
+        if value.nbytes > MAX_BYTES:
+            where = f"node {value.producer.name!r} ({value.producer.op_type}): output" if value.producer else "input"
+            raise CompileError(f"{where} {value.name!r} has shape {value.shape}: {value.nbytes} bytes, more than a "
+                               f"tensor can hold ({MAX_BYTES})")
+
+
+def _check_arena(memory: MemoryPlan) -> MemoryPlan:
+    if memory.arena_size > MAX_BYTES:
+        raise CompileError(f"the feature maps need {memory.arena_size} bytes of device memory, more than a .om can "
+                           f"describe ({MAX_BYTES})")
+    return memory
 
 
 def _shared_weights(plans: list[OmPlan]) -> WeightPlan:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -89,7 +90,8 @@ class Value:
         """Size in bytes of a statically shaped tensor."""
         if not self.is_static or self.dtype is None:
             raise ValueError(f"value {self.name!r} has no static shape and dtype: {self.shape} {self.dtype}")
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize  # type: ignore[arg-type]
+        # Python ints: numpy's int64 product wraps, and [2**40, 2**40] would come out as 0 bytes.
+        return math.prod(self.shape) * self.dtype.itemsize  # type: ignore[arg-type]
 
 
 @dataclass(eq=False)

@@ -53,6 +53,7 @@ NODE = struct.Struct("<IIIIIIIIIIII")
 ATTR = struct.Struct("<IIIIQ")
 NO_TENSOR = 0xFFFFFFFF  # an absent optional input, or a model input without a tensor
 MAX_RANK = 8
+MAX_BYTES = (1 << 63) - 1  # of a tensor, a region or an offset: the runtime reads sizes as signed 64-bit
 FLAG_DYNAMIC_GEARS = 1
 FLAG_SINGLE_OP = 2  # a single-operator model (atc --singleop, docs/om-format.md §10)
 CANN_DOMAIN = "cann"  # the node domain of a single-operator model: a CANN operator with CANN attributes

@@ -81,6 +81,12 @@ class _Norm:
         value = self.node.input(index)
         return None if value is None or value.shape is None else len(value.shape)
 
+    def axis(self, given: int, rank: int, what: str = "axis") -> int:
+        """`given` (negative counts from the end) as an index into `rank` dims; out of range is the model's error."""
+        if not -rank <= given < rank:
+            raise self.fail(f"{what} {given} is out of range for an input of rank {rank} (valid: [{-rank}, {rank - 1}])")
+        return given + rank if given < 0 else given
+
     def check_choice(self, attr: str, allowed: tuple[Any, ...]) -> None:
         value = self.node.attrs.get(attr)
         if value is not None and value not in allowed:
@@ -141,7 +147,7 @@ def _split(n: _Norm) -> None:
         raise n.fail(f"num_outputs={count} but the node has {len(n.node.outputs)} outputs")
     shape = n.node.inputs[0].shape  # type: ignore[union-attr]
     if "split" not in attrs and shape is not None:
-        size = shape[attrs["axis"] + len(shape) if attrs["axis"] < 0 else attrs["axis"]]
+        size = shape[n.axis(int(attrs["axis"]), len(shape))]
         if isinstance(size, int):
             chunk = -(-size // count)
             attrs["split"] = [min(chunk, size - i * chunk) for i in range(count)]
@@ -158,9 +164,11 @@ def _pad(n: _Norm) -> None:
     if pads is None or rank is None:
         raise n.fail("pads and the input rank must be known")
     if axes is not None:
+        if len(pads) != 2 * len(axes):
+            raise n.fail(f"pads has {len(pads)} values; {len(axes)} axes need {2 * len(axes)}")
         full = [0] * (2 * rank)
         for i, given in enumerate(axes):
-            axis = given + rank if given < 0 else given
+            axis = n.axis(given, rank, "axes value")
             full[axis], full[axis + rank] = pads[i], pads[i + len(axes)]
         pads = full
     attrs["pads"] = list(pads)
@@ -186,7 +194,7 @@ def _resize(n: _Norm) -> None:
     if axes is not None:
         if x is None:
             raise n.fail("the axes attribute needs the input rank")
-        axes = [a + len(x) if a < 0 else a for a in axes]
+        axes = [n.axis(a, len(x), "axes value") for a in axes]
     if sizes is not None:
         if axes is not None:
             given = n.ints(3, "sizes") or []

@@ -97,7 +97,13 @@ def _conv(ctx: InferContext) -> list[TensorType]:
     channels, per_group = x[1], w[1]
     if isinstance(channels, int) and isinstance(per_group, int) and channels != per_group * group:
         ctx.fail(f"input channels {channels} != weight channels {per_group} x group {group}")
-    kernel = ctx.ints_attr("kernel_shape") or [int(d) for d in w[2:]]
+    given = ctx.ints_attr("kernel_shape")
+    if given is not None and all(isinstance(d, int) for d in w[2:]) and list(given) != list(w[2:]):
+        ctx.fail(f"kernel_shape {list(given)} contradicts the weight's spatial dims {list(w[2:])}")
+    bias = ctx.shape(2)
+    if bias is not None and all(isinstance(d, int) for d in (*bias, w[0])) and list(bias) != [w[0]]:
+        ctx.fail(f"bias of shape {list(bias)} must be [{w[0]}] (one value per output channel)")
+    kernel = given or [int(d) for d in w[2:]]
     return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
 
 
@@ -200,6 +206,11 @@ def _batch_norm(ctx: InferContext) -> list[TensorType]:
     if x is not None and len(x) < 2:
         ctx.fail(f"input rank {len(x)} must be >= 2")
     channels = (ctx.fresh(0, 1),) if x is None else (x[1],)
+    if x is not None and isinstance(x[1], int):
+        for index, what in enumerate(("scale", "B", "input_mean", "input_var"), start=1):
+            given = ctx.shape(index)
+            if given is not None and all(isinstance(d, int) for d in given) and list(given) != [x[1]]:
+                ctx.fail(f"{what} of shape {list(given)} must be [{x[1]}] (one value per channel)")
     return [ctx.type(0)] + [(ctx.dtype(1), channels)] * (len(ctx.node.outputs) - 1)
 
 

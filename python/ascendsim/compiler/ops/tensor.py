@@ -197,11 +197,13 @@ def _gather(ctx: InferContext) -> list[TensorType]:
         return [(ctx.dtype(0), None)]
     axis = norm_axis(ctx, ctx.int_attr("axis", 0), len(x))
     data, picks = ctx.known_dims(0), ctx.static_ints(1)
+    size = x[axis]
+    if picks is not None and isinstance(size, int):
+        wrong = [i for i in picks if not -size <= i < size]
+        if wrong:
+            ctx.fail(f"indices {wrong[:8]} are out of range for axis {axis} of size {size} (valid: [{-size}, {size - 1}])")
     if data is not None and picks is not None and len(x) == 1:
-        try:
-            ctx.set_known(0, [data[i] for i in picks])
-        except IndexError:
-            ctx.fail(f"indices {picks} are out of range for a dim of {len(data)}")
+        ctx.set_known(0, [data[i] for i in picks])
     return [(ctx.dtype(0), (*x[:axis], *indices, *x[axis + 1:]))]
 
 

@@ -1,0 +1,84 @@
+"""Models whose tensors cannot exist or whose attributes point outside the input: `atc` refuses each with
+ATC's failure line and a message naming the node and the value, never an internal error (issue 13, item 6),
+and a size no longer wraps to 0 bytes on the way (numpy's int64 product did, for [2**40, 2**40])."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from frontend_cases import single_op
+
+import ascendsim
+from ascendsim.compiler.atc import FAILED, main
+from ascendsim.compiler.errors import CompileError
+
+
+def i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+HUGE = 1 << 31
+CASES = {
+    # a graph input of 2**62 floats: 2**64 bytes (the .om writer's struct.error before)
+    "add_of_huge_inputs": (single_op("Add", [("f", (HUGE, HUGE)), ("f", (HUGE, HUGE))]),
+                           ["input 'in0'", "more than a tensor can hold"]),
+    "expand_to_huge": (single_op("Expand", [("f", (1, 1)), i64(HUGE, HUGE)]),
+                       ["node 'the_Expand' (Expand)", "more than a tensor can hold"]),
+    "constant_of_shape_2_80": (single_op("ConstantOfShape", [("i", (2,))], opset=17),
+                               None),  # replaced below: its shape input must be a constant
+    "split_axis_out_of_range": (single_op("Split", [("f", (4, 6))], outputs=2, out_rank=2, axis=5),
+                                ["node 'the_Split' (Split)", "axis 5 is out of range", "rank 2"]),
+    "pad_axes_out_of_range": (single_op("Pad", [("f", (4, 6)), i64(1, 1), None, i64(3)], opset=18, out_rank=2),
+                              ["node 'the_Pad' (Pad)", "axes value 3 is out of range"]),
+    "pad_axes_pads_mismatch": (single_op("Pad", [("f", (4, 6)), i64(1, 1, 1), None, i64(0)], opset=18, out_rank=2),
+                               ["node 'the_Pad' (Pad)", "pads has 3 values; 1 axes need 2"]),
+}
+CASES["constant_of_shape_2_80"] = (single_op("ConstantOfShape", [i64(1 << 40, 1 << 40)]),
+                                   ["node 'the_ConstantOfShape' (ConstantOfShape)", "more than a tensor can hold"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_atc_refuses_with_a_message(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model, fragments = CASES[name]
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, str(path))
+    code = main([f"--model={path}", "--framework=5", f"--output={tmp_path / name}", "--soc_version=Ascend910B1"])
+    text = capsys.readouterr().out
+    assert code == 255 and FAILED in text, text
+    assert "internal error" not in text, text
+    for fragment in fragments or []:
+        assert fragment in text, text
+    assert not (tmp_path / f"{name}.om").exists()
+
+
+def ones(*shape: int) -> np.ndarray:
+    return np.ones(shape, np.float32)
+
+
+CONTRADICTIONS = {
+    "conv_bias_length": (single_op("Conv", [("f", (1, 3, 8, 8)), ones(4, 3, 3, 3), ones(5)], kernel_shape=[3, 3]),
+                         "bias of shape [5] must be [4]"),
+    "conv_kernel_shape": (single_op("Conv", [("f", (1, 3, 8, 8)), ones(4, 3, 3, 3)], kernel_shape=[5, 5], out_rank=4),
+                          "kernel_shape [5, 5] contradicts the weight's spatial dims [3, 3]"),
+    "batch_norm_length": (single_op("BatchNormalization", [("f", (1, 3, 8, 8)), ones(4), ones(3), ones(3), ones(3)],
+                                    out_rank=4), "scale of shape [4] must be [3]"),
+    "gather_constant_index": (single_op("Gather", [("f", (4, 6)), i64(7)]),
+                              "indices [7] are out of range for axis 0 of size 4"),
+    "tile_to_2_80": (single_op("Tile", [("f", (2, 2)), i64(1 << 40, 1 << 40)]), "more than a tensor can hold"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTRADICTIONS))
+def test_contradicting_model_is_a_compile_error(name: str) -> None:
+    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7)."""
+    model, fragment = CONTRADICTIONS[name]
+    with pytest.raises(CompileError) as info:
+        ascendsim.compile(model, None, soc_version="Ascend910B1")
+    assert fragment in str(info.value) and "node 'the_" in str(info.value), str(info.value)
+
+
+def test_negative_gather_index_in_range_still_compiles() -> None:
+    ascendsim.compile(single_op("Gather", [("f", (4, 6)), i64(-4, 3)]), None, soc_version="Ascend910B1")
