@@ -244,6 +244,8 @@ std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
     dil.insert(dil.begin(), 1);
     pads = {0, pads[0], 0, pads[1]};
   }
+  if (std::string why = window_attrs_problem({g.h, g.w}, {g.kh, g.kw}, strides, dil, pads); !why.empty())
+    return refuse(spec, error, why);
   g.sh = strides[0]; g.sw = strides[1]; g.dh = dil[0]; g.dw = dil[1];
   int64_t sizes[2] = {g.h, g.w}, kern[2] = {g.kh, g.kw};
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {

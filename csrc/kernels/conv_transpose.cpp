@@ -118,6 +118,12 @@ std::unique_ptr<Kernel> make_conv_transpose(const NodeSpec& spec, std::string* e
   std::vector<int64_t> in_sizes = one_d ? std::vector<int64_t>{g.w} : std::vector<int64_t>{g.h, g.w};
   std::vector<int64_t> kernel = one_d ? std::vector<int64_t>{g.kw} : std::vector<int64_t>{g.kh, g.kw};
   std::vector<int64_t> out_sizes(od.begin() + 2, od.end());
+  std::vector<int64_t> sizes = in_sizes;  // every size and attribute the formulas below multiply or add
+  sizes.insert(sizes.end(), out_sizes.begin(), out_sizes.end());
+  std::vector<int64_t> padding = pads;
+  padding.insert(padding.end(), extra.begin(), extra.end());
+  if (std::string why = window_attrs_problem(sizes, kernel, strides, dil, padding); !why.empty())
+    return refuse(spec, error, why);
   if (pads.empty() || a.has("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     // Total padding from the (static) output size; SAME_LOWER puts the extra pad at the beginning.
     pads.assign(2 * sp, 0);

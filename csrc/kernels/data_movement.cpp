@@ -8,6 +8,7 @@
 // shapes; Slice reads its starts/ends/axes/steps inputs at run time (they are small).
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "kernels/copy_util.h"
 #include "kernels/kernel_util.h"
@@ -230,43 +231,49 @@ std::unique_ptr<Kernel> make_slice(const NodeSpec& spec, std::string* error) {
   return std::make_unique<SliceKernel>(spec);
 }
 
-// Pad: per output dim a table of source indices (-1: the constant value).
+// Pad: the source index of output index o along a dim of n elements padded by `before` (-1: the constant
+// value), computed where it is needed rather than tabulated, so that a load costs nothing whatever the pads
+// (a table per dim of a Pad by 2^38 grew past the host's memory before the load could fail).
+enum class PadMode { kConstant, kEdge, kWrap, kReflect };
+
+int64_t pad_source(int64_t o, int64_t before, int64_t n, PadMode mode) {
+  const int64_t i = o - before;
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case PadMode::kConstant: return -1;
+    case PadMode::kEdge: return i < 0 ? 0 : n - 1;
+    case PadMode::kWrap: return ((i % n) + n) % n;
+    case PadMode::kReflect: break;
+  }
+  const int64_t period = 2 * (n - 1), k = ((i % period) + period) % period;
+  return k >= n ? period - k : k;
+}
+
 std::unique_ptr<Kernel> make_pad(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs an input and an output");
   if (!supported_dtype(spec, spec.inputs[0].dtype, error)) return nullptr;
   for (size_t i = 1; i < spec.inputs.size(); ++i)
     if (i >= spec.present.size() || spec.present[i]) return refuse(spec, error, "pads/value/axes must be attributes (the compiler's IR form)");
   const auto &id = spec.inputs[0].dims, &od = spec.outputs[0].dims;
-  std::string mode = spec.attrs ? spec.attrs->get_string("mode", "constant") : "constant";
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") return refuse(spec, error, "mode='" + mode + "' is not supported");
+  const std::string mode_name = spec.attrs ? spec.attrs->get_string("mode", "constant") : "constant";
+  const std::map<std::string, PadMode> modes = {{"constant", PadMode::kConstant}, {"edge", PadMode::kEdge},
+                                                {"wrap", PadMode::kWrap}, {"reflect", PadMode::kReflect}};
+  const auto found = modes.find(mode_name);
+  if (found == modes.end()) return refuse(spec, error, "mode='" + mode_name + "' is not supported");
+  const PadMode mode = found->second;
   std::vector<int64_t> pads = spec.attrs ? spec.attrs->get_ints("pads") : std::vector<int64_t>{};
   size_t rank = id.size();
   if (rank == 0) return refuse(spec, error, "cannot pad a scalar");
   if (pads.size() != 2 * rank) return refuse(spec, error, "pads " + dims_str(pads) + " must have " + std::to_string(2 * rank) + " values");
-  std::vector<std::vector<int64_t>> tables(rank);
   for (size_t d = 0; d < rank; ++d) {
-    int64_t size = id[d] + pads[d] + pads[d + rank];
-    if (size != od[d] || od.size() != rank) return refuse(spec, error, "output shape " + dims_str(od) + " does not match pads " + dims_str(pads));
-    if (mode != "constant" && id[d] == 0 && size > 0) return refuse(spec, error, "mode='" + mode + "' cannot pad an empty dim");
-    if (mode == "reflect" && (pads[d] >= id[d] || pads[d + rank] >= id[d]) && (pads[d] > 0 || pads[d + rank] > 0) && id[d] < 2)
+    int64_t size = 0;
+    if (__builtin_add_overflow(id[d], pads[d], &size) || __builtin_add_overflow(size, pads[d + rank], &size) ||
+        od.size() != rank || size != od[d])
+      return refuse(spec, error, "output shape " + dims_str(od) + " does not match pads " + dims_str(pads));
+    if (mode != PadMode::kConstant && id[d] == 0 && size > 0)
+      return refuse(spec, error, "mode='" + mode_name + "' cannot pad an empty dim");
+    if (mode == PadMode::kReflect && (pads[d] > 0 || pads[d + rank] > 0) && id[d] < 2)
       return refuse(spec, error, "reflect padding needs at least 2 elements");
-    for (int64_t o = 0; o < size; ++o) {
-      int64_t i = o - pads[d], n = id[d];
-      if (i < 0 || i >= n) {
-        if (mode == "constant") {
-          i = -1;
-        } else if (mode == "edge") {
-          i = std::clamp<int64_t>(i, 0, n - 1);
-        } else if (mode == "wrap") {
-          i = ((i % n) + n) % n;
-        } else {
-          int64_t period = 2 * (n - 1);
-          i = ((i % period) + period) % period;
-          if (i >= n) i = period - i;
-        }
-      }
-      tables[d].push_back(i);
-    }
   }
   int64_t elem = elem_size(spec.inputs[0].dtype);
   // The constant value in the tensor's dtype.
@@ -279,7 +286,10 @@ std::unique_ptr<Kernel> make_pad(const NodeSpec& spec, std::string* error) {
     store_int(spec.inputs[0].dtype, &iv, 1, value.data(), 0);
   }
   auto cs = contiguous_strides(id);
-  int64_t inner = od.empty() ? 1 : od.back(), rows = inner == 0 ? 0 : spec.outputs[0].numel() / inner;
+  int64_t inner = od.back(), rows = inner == 0 ? 0 : spec.outputs[0].numel() / inner;
+  const int64_t n = id.back(), before = pads[rank - 1];
+  // Output columns [lo, hi) of a row read the source row's [lo - before, hi - before) in one copy.
+  const int64_t lo = std::clamp<int64_t>(before, 0, inner), hi = std::clamp<int64_t>(before + n, lo, inner);
   return make_lambda_kernel([=](const void* const* in, void* const* out) {
     auto* src = static_cast<const uint8_t*>(in[0]);
     auto* dst = static_cast<uint8_t*>(out[0]);
@@ -288,17 +298,21 @@ std::unique_ptr<Kernel> make_pad(const NodeSpec& spec, std::string* error) {
         int64_t off = 0, rem = r;
         bool constant_row = false;
         for (size_t d = rank - 1; d-- > 0;) {
-          int64_t i = tables[d][static_cast<size_t>(rem % od[d])];
+          int64_t i = pad_source(rem % od[d], pads[d], id[d], mode);
           rem /= od[d];
           if (i < 0) constant_row = true;
           off += i * cs[d];
         }
         uint8_t* row = dst + r * inner * elem;
-        const auto& last = tables[rank - 1];
+        const uint8_t* from_row = src + off * elem;
         for (int64_t j = 0; j < inner; ++j) {
-          int64_t i = constant_row ? -1 : last[static_cast<size_t>(j)];
-          const uint8_t* from = i < 0 ? value.data() : src + (off + i) * elem;
-          std::memcpy(row + j * elem, from, static_cast<size_t>(elem));
+          if (j == lo && hi > lo && !constant_row) {
+            std::memcpy(row + j * elem, from_row + (j - before) * elem, static_cast<size_t>((hi - lo) * elem));
+            j = hi - 1;
+            continue;
+          }
+          int64_t i = constant_row ? -1 : pad_source(j, before, n, mode);
+          std::memcpy(row + j * elem, i < 0 ? value.data() : from_row + i * elem, static_cast<size_t>(elem));
         }
       }
     });

@@ -65,6 +65,9 @@ using KernelFactory = std::unique_ptr<Kernel> (*)(const NodeSpec& spec, std::str
 
 bool register_kernel(std::string_view op_type, std::string_view domain, KernelFactory factory);
 KernelFactory find_kernel(std::string_view op_type, std::string_view domain);
+// Calls `factory`; host memory that runs out while it precomputes (the tables of a hostile model's huge
+// dims) is a refusal saying so, not an exception through the C API.
+std::unique_ptr<Kernel> build_kernel(KernelFactory factory, const NodeSpec& spec, std::string* error);
 std::vector<std::string> registered_kernels();  // "Op" or "domain::Op", sorted
 
 }  // namespace ascendsim::kernels

@@ -33,6 +33,24 @@ std::string dims_str(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+std::string window_attrs_problem(const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                 const std::vector<int64_t>& pads) {
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  const struct {
+    const char* name;
+    const std::vector<int64_t>& values;
+    int64_t lowest;
+  } groups[] = {{"spatial sizes", sizes, 0}, {"kernel sizes", kernel, 1}, {"strides", strides, 1},
+                {"dilations", dilations, 1}, {"pads", pads, 0}};
+  for (const auto& group : groups)
+    for (int64_t v : group.values)
+      if (v < group.lowest || v > kLimit)
+        return std::string(group.name) + " " + dims_str(group.values) + " must be in [" +
+               std::to_string(group.lowest) + ", 2^31]";
+  return {};
+}
+
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];

@@ -26,6 +26,13 @@ inline bool is_int_dtype(aclDataType d) {
 std::string dims_str(const std::vector<int64_t>& dims);
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims);
 int64_t product(const std::vector<int64_t>& dims, size_t begin = 0, size_t end = SIZE_MAX);
+// Why the window attributes of a Conv, ConvTranspose or pool are out of range, or "" when they are not:
+// spatial sizes, kernel sizes, strides and dilations in [1, 2^31] (sizes from 0), pads in [0, 2^31]. Checked
+// before any arithmetic on them: a hostile .om's values near 2^62 overflowed int64 in the size formulas. (CANN's
+// convolution and pooling operators accept far smaller shapes than this bound.)
+std::string window_attrs_problem(const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                 const std::vector<int64_t>& pads);
 // Normalizes a possibly negative axis; false when out of [-rank, rank).
 bool norm_axis(int64_t axis, int64_t rank, int64_t* out);
 

@@ -41,6 +41,8 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     pads = {0, pads[0], 0, pads[1]};
   }
   int64_t sizes[2] = {sp == 1 ? 1 : xd[2], xd.back()};
+  if (std::string why = window_attrs_problem({sizes[0], sizes[1]}, kernel, strides, dil, pads); !why.empty())
+    return refuse(spec, error, why);
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < 2; ++i) {
       int64_t o = (sizes[i] + strides[i] - 1) / strides[i];

@@ -35,6 +35,15 @@ KernelFactory find_kernel(std::string_view op_type, std::string_view domain) {
   return it == table().end() ? nullptr : it->second;
 }
 
+std::unique_ptr<Kernel> build_kernel(KernelFactory factory, const NodeSpec& spec, std::string* error) {
+  try {
+    return factory(spec, error);
+  } catch (const std::exception& e) {  // bad_alloc, length_error
+    *error = std::string("out of host memory while preparing the kernel (") + e.what() + ")";
+    return nullptr;
+  }
+}
+
 std::vector<std::string> registered_kernels() {
   std::lock_guard<std::mutex> lock(table_mutex());
   std::vector<std::string> names;

@@ -176,6 +176,15 @@ aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const 
   for (const PlanDef& plan_def : def->plans) {
     auto plan = std::make_unique<PlanRuntime>();
     plan->def = &plan_def;
+    // An input or output that no device memory can hold could never be given (and a kernel's tables for it
+    // would exhaust the host first: a Pad by 2^38).
+    for (const auto* ids : {&plan_def.input_ids, &plan_def.output_ids})
+      for (uint32_t id : *ids)
+        if (id != kNone && plan_def.tensors[id].size > memory.capacity())
+          return fail(ACL_ERROR_GE_MEMORY_ALLOCATION, "%s: model '%s': %s '%s' needs %llu bytes, more than the "
+                      "device's memory (%zu bytes)", api, def->name.c_str(), ids == &plan_def.input_ids ? "input" :
+                      "output", plan_def.tensors[id].name.c_str(),
+                      static_cast<unsigned long long>(plan_def.tensors[id].size), memory.capacity());
     for (uint32_t id : plan_def.input_ids) plan->input_sizes.push_back(id == kNone ? 0 : plan_def.tensors[id].size);
     for (uint32_t id : plan_def.output_ids) {
       plan->output_sizes.push_back(plan_def.tensors[id].size);
@@ -259,7 +268,7 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
     }
     for (uint32_t id : node.outputs) spec.outputs.push_back({p.tensors[id].dtype, p.tensors[id].dims});
     std::string why;
-    std::unique_ptr<kernels::Kernel> kernel = factory(spec, &why);
+    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(factory, spec, &why);
     if (kernel == nullptr)
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
                   "this node: %s", api, name_.c_str(), node.name.c_str(), node.op_type.c_str(),

@@ -21,7 +21,7 @@ aclError make_kernel(const OpCall& call, const kernels::NodeSpec& spec, std::uni
     return fail(ACL_ERROR_OP_NOT_FOUND, "%s: %s: the kernel %s is not registered", call.api, call.type.c_str(),
                 spec.op_type.c_str());
   std::string why;
-  *out = factory(spec, &why);
+  *out = kernels::build_kernel(factory, spec, &why);
   if (*out) return ACL_SUCCESS;
   const bool dtype = why.find("dtype") != std::string::npos;
   return fail(dtype ? ACL_ERROR_UNSUPPORTED_DATA_TYPE : ACL_ERROR_OP_ATTR_NOT_MATCH, "%s: %s: %s", call.api,

@@ -154,3 +154,23 @@ def test_refusals(driver: Driver, tmp_path: Path) -> None:
                    attrs={"kernel_shape": [2, 2], "strides": [2, 2]})
     with pytest.raises(Refused, match="INT64"):
         run_kernel(driver, tmp_path, "Softmax", [x.astype(np.int64)], [(np.int64, x.shape)])
+
+
+HOSTILE_WINDOWS = [  # (op, attrs, fragment): values a flipped bit of a .om gives; each overflowed or divided by 0
+    ("Conv", {"auto_pad": "SAME_UPPER", "strides": [0, 1]}, r"strides \[0, 1\] must be in \[1, 2\^31\]"),
+    ("Conv", {"dilations": [1 << 62, 1]}, r"dilations \[4611686018427387904, 1\]"),
+    ("Conv", {"pads": [0, 1 << 62, 0, 0]}, r"pads \[0, 4611686018427387904, 0, 0\]"),
+    ("MaxPool", {"kernel_shape": [2, 2], "dilations": [1, 1 << 62]}, r"dilations \[1, 4611686018427387904\]"),
+    ("AveragePool", {"kernel_shape": [2, 2], "auto_pad": "SAME_LOWER", "strides": [1, 0]}, r"strides \[1, 0\]"),
+    ("ConvTranspose", {"strides": [1 << 62, 1]}, r"strides \[4611686018427387904, 1\]"),
+]
+
+
+@pytest.mark.parametrize(("op", "attrs", "fragment"), HOSTILE_WINDOWS)
+def test_window_attributes_out_of_range_are_refused(driver: Driver, tmp_path: Path, op: str, attrs: dict,
+                                                    fragment: str) -> None:
+    """Checked before any arithmetic on them (issue 13, item 5): a refusal naming the attribute and its values."""
+    x = np.ones((1, 2, 4, 4), np.float32)
+    inputs = [x] if "Pool" in op else [x, np.ones((2, 2, 3, 3), np.float32)]
+    with pytest.raises(Refused, match=fragment):
+        run_kernel(driver, tmp_path, op, inputs, [(np.float32, (1, 2, 4, 4))], attrs=attrs)

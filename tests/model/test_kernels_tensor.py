@@ -82,10 +82,13 @@ def test_slice(driver: Driver, tmp_path: Path, starts: list, ends: list, axes: l
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "wrap"])
-def test_pad(driver: Driver, tmp_path: Path, mode: str) -> None:
+@pytest.mark.parametrize(("mode", "pads"), [
+    ("constant", [0, 1, 2, 1, 2, -1]), ("reflect", [0, 1, 2, 1, 2, 3]), ("edge", [0, 1, 2, 1, 2, 3]),
+    ("wrap", [0, 1, 2, 1, 2, 3]),
+    ("wrap", [1, 4, 9, 0, 5, 10]), ("edge", [0, -1, 6, 0, 2, -2]), ("constant", [0, 0, -3, 0, 0, 7])])
+def test_pad(driver: Driver, tmp_path: Path, mode: str, pads: list[int]) -> None:
+    """Pads wider than the dim (wrap repeats it), negative pads (crops) and a row entirely cropped then padded."""
     x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
-    pads = [0, 1, 2, 1, 2, -1] if mode == "constant" else [0, 1, 2, 1, 2, 3]
     want = ort_run("Pad", [x, np.array(pads, np.int64), np.array(1.5, np.float32)], mode=mode)[0]
     got = run_kernel(driver, tmp_path, "Pad", [x], [(np.float32, want.shape)], attrs={"mode": mode, "pads": pads, "value": 1.5})[0]
     np.testing.assert_array_equal(got, want)
