@@ -33,6 +33,7 @@
 #include "core/error.h"
 #include "kernels/attrs.h"
 #include "model/model_def.h"
+#include "model/plan_overlap.h"
 
 namespace ascendsim::model {
 namespace {
@@ -358,6 +359,8 @@ class Parser {
       CHECK_MODEL(p->tensors[t].kind != TensorKind::Output || produced[t] == 1,
                   "plan %u: OUTPUT tensor %u is written by %u nodes, not exactly one", plan_index, t, produced[t]);
     if (m_.single_op) single_op_plan(*p);
+    const std::string overlap = plan_overlap_problem(*p);
+    CHECK_MODEL(overlap.empty(), "plan %u: %s", plan_index, overlap.c_str());
     p->input_ids = u32_array(d, in_offset, input_count_, "input ids");
     p->output_ids = u32_array(d, out_offset, output_count_, "output ids");
     for (uint32_t k = 0; k < input_count_; ++k) {

@@ -255,8 +255,8 @@ def test_other_soc_refused_at_load(models: dict[str, Path], device: int) -> None
 def test_single_operator_model_decoded(single_op: bytes, tmp_path: Path) -> None:
     """tests/c/om_parser_check.cpp: what parse_om hands the runtime (NodeDef, TensorDef, IoDesc) for SINGLE_OP."""
     (tmp_path / "checked.om").write_bytes(single_op)
-    sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "core" / "error.cpp",
-               ROOT / "csrc" / "core" / "log.cpp"]
+    sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "model" / "plan_overlap.cpp",
+               ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp"]
     result = run_unit_check(tmp_path, "om_parser_check", sources,
                             env={"OM_PARSER_CHECK_FILE": str(tmp_path / "checked.om")})
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
@@ -327,3 +327,36 @@ def test_single_operator_rules(models: dict[str, Path], single_op: bytes) -> Non
     for what, image in broken.items():
         assert c_parse(image) == PARSE_MODEL, what
         assert not py_accepts(image), what
+
+
+def _concat_model(tmp_path: Path) -> bytes:
+    """x -> Relu -> a, x -> Sigmoid -> b, Concat(a, b) -> c -> Tanh -> y: a, b and c are live together at the Concat."""
+    from onnx import TensorProto, helper
+
+    import ascendsim
+
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Sigmoid", ["x"], ["b"]),
+             helper.make_node("Concat", ["a", "b"], ["c"], axis=1), helper.make_node("Tanh", ["c"], ["y"])]
+    graph = helper.make_graph(nodes, "cat", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    ascendsim.compile(model, tmp_path / "cat", soc_version="Ascend910B1", disabled_passes=("elementwise_fusion",))
+    return (tmp_path / "cat.om").read_bytes()
+
+
+def test_overlapping_live_tensors_refused(tmp_path: Path) -> None:
+    """A Concat input moved into its output's bytes (aligned and in bounds, so the per-tensor checks pass) reached
+    memcpy with overlapping arguments (issue 13, item 4); the loader now proves that tensors live at once do not
+    share bytes unless one is a view or an in-place result of the other."""
+    image = _concat_model(tmp_path)
+    tensors = {t["name"]: t for t in parse_om(image).plans[0]["tensors"]}
+    assert c_parse(image) == 0
+    b, c = tensors["b"], tensors["c"]
+    record = struct.pack("<QQ4q", b["offset"], b["size"], *b["dims"])
+    at = image.index(record)
+    assert image.count(record) == 1
+    moved = _patched(image, at, "<Q", c["offset"] + 512)
+    _work, _weight, ret = C.aclmdlQuerySizeFromMem(address(moved), len(moved))
+    message = C.aclGetRecentErrMsg()
+    assert ret == PARSE_MODEL, (ret, message)
+    assert "'b'" in message and "'c'" in message and "overlap while both are live" in message, message
