@@ -242,6 +242,7 @@ def test_init_finalize_cycles_leak_no_threads_and_invalidate_handles() -> None:
             p, _ = aclrtMalloc(1024, ACL_MEM_MALLOC_HUGE_FIRST)
             h, _ = aclrtMallocHost(64)
             assert aclrtMemcpyAsync(p, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) == ACL_SUCCESS
+            assert aclrtSynchronizeStream(s) == ACL_SUCCESS  # the copy from h has run: h may be freed below
             assert aclrtRecordEvent(e, s) == ACL_SUCCESS and aclrtRecordEvent(e, 0) == ACL_SUCCESS
             ctx, _ = aclrtCreateContext(1)
             s2, _ = aclrtCreateStream()

@@ -210,7 +210,8 @@ def test_node_without_kernel_fails_the_load_naming_it(tmp_path: Path, device: in
     import ascendsim
 
     before = ascendsim.memory_stats(0)["allocated_bytes"]
-    _, ret = aclmdlLoadFromMem(acl.util.bytes_to_ptr(bytes(image)), len(image))
+    kept = bytes(image)  # named: a temporary would be freed before the load reads it
+    _, ret = aclmdlLoadFromMem(acl.util.bytes_to_ptr(kept), len(kept))
     assert ret == ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED
     assert "node 'the_relu' (Nope): no kernel for op type 'Nope'" in aclGetRecentErrMsg()
     assert ascendsim.memory_stats(0)["allocated_bytes"] == before  # the failed load released what it took
@@ -237,7 +238,8 @@ def test_view_nodes_are_elided(tmp_path: Path, device: int) -> None:
     assert at > 0
     image[at + 1:at + 8] = b"NoSuchO"
     image[81] = 1  # no checksum
-    model_id, ret = aclmdlLoadFromMem(acl.util.bytes_to_ptr(bytes(image)), len(image))
+    kept = bytes(image)  # named: a temporary would be freed before the load reads it
+    model_id, ret = aclmdlLoadFromMem(acl.util.bytes_to_ptr(kept), len(kept))
     assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
     np.testing.assert_allclose(execute_once(model_id, [x], expected)[0], expected[0], **EXACT)
     assert aclmdlUnload(model_id) == ACL_SUCCESS
