@@ -156,8 +156,44 @@ def test_stream_config_handle(device: int) -> None:
 def test_create_errors(device: int) -> None:
     assert aclrtCreateStreamWithConfig(8, 0) == (0, ACL_ERROR_RT_PARAM_INVALID)
     assert "priority 8" in aclGetRecentErrMsg()
-    config = StreamConfig(priority=9)
-    assert aclrtCreateStreamV2(ctypes.addressof(config)) == (0, ACL_ERROR_RT_PARAM_INVALID)
+    handle = aclrtCreateStreamConfigHandle()
+    StreamConfig.from_address(handle).priority = 9  # the struct is public: written directly, past Set's check
+    assert aclrtCreateStreamV2(handle) == (0, ACL_ERROR_RT_PARAM_INVALID)
+    assert "priority 9" in aclGetRecentErrMsg()
+    assert aclrtDestroyStreamConfigHandle(handle) == ACL_SUCCESS
+
+
+def test_dead_or_foreign_config_handle_is_refused(device: int) -> None:
+    """A destroyed handle is freed memory: Set wrote it and CreateV2 read it (use after free, issue 13). Both
+    refuse it now, as Destroy does, and so a struct that aclrtCreateStreamConfigHandle did not make."""
+    handle = aclrtCreateStreamConfigHandle()
+    assert aclrtDestroyStreamConfigHandle(handle) == ACL_SUCCESS
+    priority = ctypes.c_uint32(1)
+    own = StreamConfig()
+    for dead in (handle, ctypes.addressof(own)):
+        assert aclrtSetStreamConfigOpt(dead, ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4) == \
+            ACL_ERROR_INVALID_PARAM
+        message = aclGetRecentErrMsg()
+        assert "aclrtSetStreamConfigOpt" in message and f"{dead:#x}" in message and "already destroyed" in message
+        assert aclrtCreateStreamV2(dead) == (0, ACL_ERROR_INVALID_PARAM)
+        message = aclGetRecentErrMsg()
+        assert "aclrtCreateStreamV2" in message and f"{dead:#x}" in message
+        assert aclrtDestroyStreamConfigHandle(dead) == ACL_ERROR_INVALID_PARAM
+    assert own.priority == 0  # not written
+
+
+def test_config_handle_used_while_destroyed_from_threads(device: int) -> None:
+    """Set racing Destroy: it sees a live handle or refuses it, never freed memory (ASan would report it)."""
+    priority = ctypes.c_uint32(2)
+    for _ in range(200):
+        handle = aclrtCreateStreamConfigHandle()
+        results: list[int] = []
+        setter = threading.Thread(target=lambda h=handle, out=results: out.append(
+            aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4)))
+        setter.start()
+        assert aclrtDestroyStreamConfigHandle(handle) == ACL_SUCCESS
+        setter.join(WAIT)
+        assert results and results[0] in (ACL_SUCCESS, ACL_ERROR_INVALID_PARAM)
 
 
 def test_create_without_context_is_context_null() -> None:

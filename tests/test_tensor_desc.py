@@ -314,6 +314,47 @@ def test_value_range(desc: int) -> None:
     assert acl.set_tensor_value_range(dead_desc(), [[0, 1]]) == INVALID
 
 
+def test_range_counts_are_bounded(desc: int) -> None:
+    """The counts are bounded before anything is allocated: ACL_MAX_DIM_CNT shape ranges (one per dim), 2^20
+    value ranges; a larger count is refused naming it, and the ranges set before stay."""
+    ranges = np.tile(np.array([1, 2], np.int64), (1 << 20) + 1)
+    assert c.aclSetTensorShapeRange(desc, 128, ranges.ctypes.data) == ACL_SUCCESS
+    assert c.aclSetTensorShapeRange(desc, 129, ranges.ctypes.data) == INVALID
+    assert "aclSetTensorShapeRange: dimsCount 129 is larger than 128" in aclGetRecentErrMsg()
+    assert acl.get_tensor_desc_dim_range(desc, 127, 2) == ([1, 2], ACL_SUCCESS)
+    assert c.aclSetTensorValueRange(desc, 1 << 20, ranges.ctypes.data) == ACL_SUCCESS
+    assert c.aclSetTensorValueRange(desc, (1 << 20) + 1, ranges.ctypes.data) == INVALID
+    assert f"valueCount {(1 << 20) + 1} is larger than {1 << 20}" in aclGetRecentErrMsg()
+
+
+HUGE_COUNTS = """
+import ctypes
+
+import acl
+import ascendcl as c
+
+desc = acl.create_tensor_desc(c.ACL_FLOAT, [2], c.ACL_FORMAT_ND)
+ranges = (ctypes.c_int64 * 4)(1, 2, 3, 4)
+for setter, name in ((c.aclSetTensorShapeRange, "dimsCount"), (c.aclSetTensorValueRange, "valueCount")):
+    for count in (2**62, 2**64 - 1):
+        assert setter(desc, count, ctypes.addressof(ranges)) == c.ACL_ERROR_INVALID_PARAM
+        assert f"{name} {count} is larger than" in c.aclGetRecentErrMsg()
+for length in (2**62, 2**64 - 1):  # more than the host has; more than any vector holds (std::length_error)
+    assert c.aclSetTensorConst(desc, ctypes.addressof(ranges), length) == c.ACL_ERROR_BAD_ALLOC
+    message = c.aclGetRecentErrMsg()
+    assert "aclSetTensorConst: length " + str(length) in message, message
+acl.destroy_tensor_desc(desc)
+print("ok")
+"""
+
+
+def test_huge_counts_are_errors_not_aborts() -> None:
+    """Issue 13: a range count of 2^62 or SIZE_MAX threw std::length_error out of the C API and a SIZE_MAX const
+    length std::length_error (the process aborted). Run in a fresh process, where an abort is an exit code."""
+    result = run_python(HUGE_COUNTS)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr
+
+
 # ---- name, dynamic input, const, placement ------------------------------------------------------------------
 
 def test_name(desc: int) -> None:

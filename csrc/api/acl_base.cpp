@@ -6,10 +6,12 @@
 #include <string>
 
 #include "acl/acl.h"
+#include "core/enum_value.h"
 #include "core/error.h"
 #include "core/handle_registry.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
+#include "runtime/tensor_desc.h"
 
 // Atomic fields: a buffer may be updated by one thread while another reads it (each field is read whole;
 // a reader racing an update may see the old address with the new size, as with the real struct).
@@ -119,14 +121,7 @@ aclFloat16 aclFloatToFloat16(float value) {
 }
 
 size_t aclDataTypeSize(aclDataType dataType) {
-  switch (dataType) {
-    case ACL_STRING: case ACL_DT_UNDEFINED: return 0;
-    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT4: case ACL_UINT1: return 1;
-    case ACL_FLOAT16: case ACL_INT16: case ACL_UINT16: case ACL_BF16: return 2;
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: case ACL_COMPLEX32: return 4;
-    case ACL_COMPLEX128: return 16;
-    default: return 8;  // INT64, UINT64, DOUBLE, COMPLEX64 and unknown values, as the real runtime
-  }
+  return data_type_size(enum_int(dataType));  // any int from C (3072): switched on as an int, not as the enum
 }
 
 void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line, const char* fmt, ...) {

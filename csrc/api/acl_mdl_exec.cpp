@@ -15,6 +15,7 @@
 
 #include "acl/acl.h"
 #include "api/sync_timeout.h"
+#include "core/enum_value.h"
 #include "core/error.h"
 #include "model/dataset.h"
 #include "model/loaded_model.h"
@@ -452,8 +453,9 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfig
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
   std::shared_ptr<aclmdlExecConfigHandle> config;
   if (aclError ret = find_handle(exec_config_handles(), handle, "exec config handle", __func__, &config)) return ret;
-  auto need = [&](size_t size) { return check_value_size(static_cast<int>(attr), size, valueSize, __func__); };
-  switch (attr) {
+  const int32_t which = enum_int(attr);  // any int from C: switched on as an int (core/enum_value.h)
+  auto need = [&](size_t size) { return check_value_size(which, size, valueSize, __func__); };
+  switch (which) {
     case ACL_MDL_STREAM_SYNC_TIMEOUT:
     case ACL_MDL_EVENT_SYNC_TIMEOUT: {
       if (aclError ret = need(sizeof(int32_t))) return ret;
@@ -461,7 +463,7 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfig
       std::memcpy(&v, attrValue, sizeof v);
       if (v < -1 || v == 0)
         return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid: -1 (wait forever) or > 0 ms", __func__, v);
-      (attr == ACL_MDL_STREAM_SYNC_TIMEOUT ? config->stream_sync_timeout : config->event_sync_timeout) = v;
+      (which == ACL_MDL_STREAM_SYNC_TIMEOUT ? config->stream_sync_timeout : config->event_sync_timeout) = v;
       return ACL_SUCCESS;
     }
     case ACL_MDL_WORK_ADDR_PTR:
@@ -474,11 +476,12 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle* handle, aclmdlExecConfig
     case ACL_MDL_AICOST_SIZET:
     case ACL_MDL_MEC_TIMETHR_SIZET:
       if (aclError ret = need(sizeof(size_t))) return ret;
-      if (attr == ACL_MDL_WORK_SIZET) std::memcpy(&config->work_size, attrValue, sizeof(size_t));
+      if (which == ACL_MDL_WORK_SIZET) std::memcpy(&config->work_size, attrValue, sizeof(size_t));
       return ACL_SUCCESS;  // QoS hints: accepted, no meaning on a CPU
+    default:
+      return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d is not an aclmdlExecConfigAttr (0..%d)", __func__, which,
+                  static_cast<int>(ACL_MDL_MEC_TIMETHR_SIZET));
   }
-  return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d is not an aclmdlExecConfigAttr", __func__,
-              static_cast<int>(attr));
 }
 
 aclmdlConfigHandle* aclmdlCreateConfigHandle() {
@@ -498,8 +501,12 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
   std::shared_ptr<aclmdlConfigHandle> config;
   if (aclError ret = find_handle(config_handles(), handle, "config handle", __func__, &config)) return ret;
-  auto need = [&](size_t size) { return check_value_size(static_cast<int>(attr), size, valueSize, __func__); };
-  switch (attr) {
+  const int32_t which = enum_int(attr);  // any int from C: checked and switched on as an int (core/enum_value.h)
+  if (which < ACL_MDL_PRIORITY_INT32 || which > ACL_MDL_DYNAMIC_TASK_SIZET)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: attribute %d is not an aclmdlConfigAttr (0..%d)", __func__, which,
+                static_cast<int>(ACL_MDL_DYNAMIC_TASK_SIZET));
+  auto need = [&](size_t size) { return check_value_size(which, size, valueSize, __func__); };
+  switch (which) {
     case ACL_MDL_PRIORITY_INT32:
       if (aclError ret = need(sizeof(int32_t))) return ret;
       std::memcpy(&config->priority, attrValue, sizeof(int32_t));
@@ -522,14 +529,14 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
       if (aclError ret = need(sizeof(void*))) return ret;
       void* p;
       std::memcpy(&p, attrValue, sizeof p);
-      if (attr == ACL_MDL_PATH_PTR) {
+      if (which == ACL_MDL_PATH_PTR) {
         if (p == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: the ACL_MDL_PATH_PTR value is NULL", __func__);
         config->path = static_cast<const char*>(p);
         config->has_path = true;
       }
-      if (attr == ACL_MDL_MEM_ADDR_PTR) config->mem = p;
-      if (attr == ACL_MDL_WEIGHT_ADDR_PTR) config->weight = p;
-      if (attr == ACL_MDL_WORKSPACE_ADDR_PTR) config->work = p;
+      if (which == ACL_MDL_MEM_ADDR_PTR) config->mem = p;
+      if (which == ACL_MDL_WEIGHT_ADDR_PTR) config->weight = p;
+      if (which == ACL_MDL_WORKSPACE_ADDR_PTR) config->work = p;
       return ACL_SUCCESS;
     }
     case ACL_MDL_MEM_SIZET:
@@ -538,8 +545,8 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
       if (aclError ret = need(sizeof(size_t))) return ret;
       size_t v;
       std::memcpy(&v, attrValue, sizeof v);
-      (attr == ACL_MDL_MEM_SIZET ? config->mem_size : attr == ACL_MDL_WEIGHT_SIZET ? config->weight_size
-                                                                                   : config->work_size) = v;
+      (which == ACL_MDL_MEM_SIZET ? config->mem_size : which == ACL_MDL_WEIGHT_SIZET ? config->weight_size
+                                                                                     : config->work_size) = v;
       return ACL_SUCCESS;
     }
     case ACL_MDL_WORKSPACE_MEM_OPTIMIZE:
@@ -547,7 +554,7 @@ aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, c
       return ACL_SUCCESS;  // accepted: ascendsim never copies inputs/outputs (always zero copy)
     default:
       return fail(ACL_ERROR_API_NOT_SUPPORT, "%s: attribute %d (queues, external weights, pre-built task "
-                  "descriptions) is not supported by ascendsim", __func__, static_cast<int>(attr));
+                  "descriptions) is not supported by ascendsim", __func__, which);
   }
 }
 

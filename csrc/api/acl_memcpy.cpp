@@ -20,6 +20,7 @@
 
 #include "acl/acl_rt.h"
 #include "api/memory_checks.h"
+#include "core/enum_value.h"
 #include "core/error.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
@@ -180,8 +181,10 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   MemoryRegion dst_region, src_region;
-  if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
-  if (aclError ret = check_direction(kind, dst_region, src_region, __func__)) return ret;
+  // The kind as the int the caller passed: any int may come from C (core/enum_value.h).
+  if (aclError ret = check_copy(dst, destMax, src, count, enum_int(kind), __func__, &dst_region, &src_region))
+    return ret;
+  if (aclError ret = check_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
   if (dst != src) std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }
@@ -191,8 +194,10 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
   MemoryRegion dst_region, src_region;
-  if (aclError ret = check_copy(dst, destMax, src, count, kind, __func__, &dst_region, &src_region)) return ret;
-  if (aclError ret = check_async_direction(kind, dst_region, src_region, __func__)) return ret;
+  // The kind as the int the caller passed: any int may come from C (core/enum_value.h).
+  if (aclError ret = check_copy(dst, destMax, src, count, enum_int(kind), __func__, &dst_region, &src_region))
+    return ret;
+  if (aclError ret = check_async_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   if (dst == src) return ACL_SUCCESS;
@@ -226,8 +231,8 @@ aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch,
   if (width == 0 || height == 0) return ACL_SUCCESS;
   const Copy2d copy{dst, dpitch, src, spitch, width, height};
   MemoryRegion dst_region, src_region;
-  if (aclError ret = check_copy_2d(copy, kind, false, __func__, &dst_region, &src_region)) return ret;
-  if (aclError ret = check_direction(kind, dst_region, src_region, __func__)) return ret;
+  if (aclError ret = check_copy_2d(copy, enum_int(kind), false, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
   copy.run();
   return ACL_SUCCESS;
 }
@@ -238,8 +243,8 @@ aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t sp
   if (width == 0 || height == 0) return ACL_SUCCESS;
   const Copy2d copy{dst, dpitch, src, spitch, width, height};
   MemoryRegion dst_region, src_region;
-  if (aclError ret = check_copy_2d(copy, kind, true, __func__, &dst_region, &src_region)) return ret;
-  if (aclError ret = check_async_direction(kind, dst_region, src_region, __func__)) return ret;
+  if (aclError ret = check_copy_2d(copy, enum_int(kind), true, __func__, &dst_region, &src_region)) return ret;
+  if (aclError ret = check_async_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const bool pageable = !dst_region.pinned || !src_region.pinned;

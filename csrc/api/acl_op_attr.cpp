@@ -7,6 +7,7 @@
 // again is overwritten whatever its type. A negative count sets an empty list, as CANN does (logged as a
 // warning here). Bools are normalised (non-zero is true); data types are stored as given, unchecked, as GE
 // does. Beyond CANN, which would follow the pointer, a destroyed or foreign attr handle is refused.
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,12 @@ void warn_if_negative(int count, const char* what, const char* attrName, const c
         attrName);
 }
 
+// The lists' sizes are ints, so no vector outgrows max_size(); host memory may still run out, which must not
+// leave the C API as std::bad_alloc.
+aclError out_of_memory(const char* api, const char* count_name, int count) {
+  return fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the list (%s %d)", api, count_name, count);
+}
+
 // aclopSetAttrList{Bool,Int,Float,DataType}: `count` values of type In stored as a list of T.
 template <typename T, typename In>
 aclError set_list(aclopAttr* attr, const char* attrName, int count, const In* values, const char* api) {
@@ -62,9 +69,13 @@ aclError set_list(aclopAttr* attr, const char* attrName, int count, const In* va
   if (count > 0 && values == nullptr)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'values' is NULL but numValues is %d", api, count);
   warn_if_negative(count, "numValues", attrName, api);
-  std::vector<T> list;
-  for (int i = 0; i < count; ++i) list.push_back(static_cast<T>(values[i]));
-  live->set(attrName, std::move(list));
+  try {
+    std::vector<T> list;
+    for (int i = 0; i < count; ++i) list.push_back(static_cast<T>(values[i]));
+    live->set(attrName, std::move(list));
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(api, "numValues", count);
+  }
   return ACL_SUCCESS;
 }
 
@@ -140,9 +151,13 @@ aclError aclopSetAttrListString(aclopAttr* attr, const char* attrName, int numVa
   if (!live) return ACL_ERROR_INVALID_PARAM;
   if (aclError ret = check_pointer_array(numValues, values, "values", __func__)) return ret;
   warn_if_negative(numValues, "numValues", attrName, __func__);
-  std::vector<std::string> list;
-  for (int i = 0; i < numValues; ++i) list.emplace_back(values[i]);
-  live->set(attrName, std::move(list));
+  try {
+    std::vector<std::string> list;
+    for (int i = 0; i < numValues; ++i) list.emplace_back(values[i]);
+    live->set(attrName, std::move(list));
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(__func__, "numValues", numValues);
+  }
   return ACL_SUCCESS;
 }
 
@@ -153,11 +168,15 @@ aclError aclopSetAttrListListInt(aclopAttr* attr, const char* attrName, int numL
   ASCENDSIM_CHECK_NOT_NULL(numValues);
   if (aclError ret = check_pointer_array(numLists, values, "values", __func__)) return ret;
   warn_if_negative(numLists, "numLists", attrName, __func__);
-  std::vector<std::vector<int64_t>> lists;
-  for (int i = 0; i < numLists; ++i) {
-    warn_if_negative(numValues[i], "a numValues entry", attrName, __func__);
-    lists.emplace_back(values[i], values[i] + (numValues[i] > 0 ? numValues[i] : 0));
+  try {
+    std::vector<std::vector<int64_t>> lists;
+    for (int i = 0; i < numLists; ++i) {
+      warn_if_negative(numValues[i], "a numValues entry", attrName, __func__);
+      lists.emplace_back(values[i], values[i] + (numValues[i] > 0 ? numValues[i] : 0));
+    }
+    live->set(attrName, std::move(lists));
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(__func__, "numLists", numLists);
   }
-  live->set(attrName, std::move(lists));
   return ACL_SUCCESS;
 }

@@ -7,6 +7,7 @@
 
 #include "acl/acl.h"
 #include "api/sync_timeout.h"
+#include "core/enum_value.h"
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/profiler.h"
@@ -20,10 +21,17 @@ namespace {
 constexpr int kMaxStreamsPerDevice = 1024;  // streams per device on 910/310P-class chips
 constexpr uint32_t kMaxPriority = 7;        // stream priorities are 0 (highest) .. 7
 
-// Config handles from aclrtCreateStreamConfigHandle, so that destroying a foreign or freed pointer is an
-// error instead of a double free. (The struct is public, so Set/CreateV2 also accept the user's own.)
+// Config handles from aclrtCreateStreamConfigHandle. Destroy, Set and CreateV2 refuse any other pointer: a
+// destroyed handle is freed memory (writing or reading it was a use after free), and a freed address cannot
+// be told apart from a struct of the user's, so a struct the user filled is refused too.
 std::mutex g_config_mutex;
 std::unordered_set<const aclrtStreamConfigHandle*> g_config_handles;
+
+// The error Destroy, Set and CreateV2 give for a handle not in g_config_handles; the caller holds the lock.
+aclError dead_config_handle(const aclrtStreamConfigHandle* handle, const char* api) {
+  return fail(ACL_ERROR_INVALID_PARAM, "%s: handle %p was not created by aclrtCreateStreamConfigHandle or is already "
+              "destroyed", api, static_cast<const void*>(handle));
+}
 
 aclError create_stream(aclrtStream* stream, uint32_t priority, uint32_t flags, const char* api) {
   if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'stream' is NULL", api);
@@ -96,10 +104,7 @@ aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle* handle) {
   ASCENDSIM_CHECK_NOT_NULL(handle);
   {
     std::lock_guard<std::mutex> lock(g_config_mutex);
-    if (g_config_handles.erase(handle) == 0)
-      return fail(ACL_ERROR_INVALID_PARAM,
-                  "%s: handle %p was not created by aclrtCreateStreamConfigHandle or is already destroyed", __func__,
-                  static_cast<void*>(handle));
+    if (g_config_handles.erase(handle) == 0) return dead_config_handle(handle, __func__);
   }
   delete handle;
   return ACL_SUCCESS;
@@ -110,13 +115,17 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamCon
   ASCENDSIM_PROFILE_API();
   ASCENDSIM_CHECK_NOT_NULL(handle);
   ASCENDSIM_CHECK_NOT_NULL(attrValue);
+  const int32_t which = enum_int(attr);  // any int from C: switched on as an int
   // Each attribute has one exact value size, as in the real implementation.
   const auto check_size = [&](size_t expected, const char* type) {
     if (valueSize == expected) return ACL_SUCCESS;
     return fail(ACL_ERROR_INVALID_PARAM, "%s: valueSize %zu for attr %d is invalid: it must be sizeof(%s) = %zu",
-                __func__, valueSize, static_cast<int>(attr), type, expected);
+                __func__, valueSize, which, type, expected);
   };
-  switch (attr) {
+  // Under the lock, so that a concurrent Destroy cannot free the handle while it is written.
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  if (g_config_handles.count(handle) == 0) return dead_config_handle(handle, __func__);
+  switch (which) {
     case ACL_RT_STREAM_WORK_ADDR_PTR:
       if (aclError ret = check_size(sizeof(void*), "void*")) return ret;
       handle->workptr = *static_cast<void* const*>(attrValue);
@@ -138,9 +147,9 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamCon
       handle->priority = priority;
       return ACL_SUCCESS;
     }
+    default:
+      return fail(ACL_ERROR_INVALID_PARAM, "%s: attr %d is not an aclrtStreamConfigAttr (0..3)", __func__, which);
   }
-  return fail(ACL_ERROR_INVALID_PARAM, "%s: attr %d is not an aclrtStreamConfigAttr (0..3)", __func__,
-              static_cast<int>(attr));
 }
 
 aclError aclrtCreateStream(aclrtStream* stream) {
@@ -151,10 +160,17 @@ aclError aclrtCreateStream(aclrtStream* stream) {
 aclError aclrtCreateStreamV2(aclrtStream* stream, const aclrtStreamConfigHandle* handle) {
   ASCENDSIM_PROFILE_API();
   if (handle == nullptr) return create_stream(stream, 0, 0, __func__);  // NULL: default configuration
-  if (handle->priority > kMaxPriority)
-    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: handle priority %u is out of range [0, %u]", __func__,
-                handle->priority, kMaxPriority);
-  return create_stream(stream, handle->priority, static_cast<uint32_t>(handle->flag), __func__);
+  uint32_t priority = 0, flag = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_config_mutex);  // read while no Destroy can free it
+    if (g_config_handles.count(handle) == 0) return dead_config_handle(handle, __func__);
+    priority = handle->priority;  // the user may also have written the public struct directly
+    flag = static_cast<uint32_t>(handle->flag);
+  }
+  if (priority > kMaxPriority)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: handle priority %u is out of range [0, %u]", __func__, priority,
+                kMaxPriority);
+  return create_stream(stream, priority, flag, __func__);
 }
 
 aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uint32_t flag) {

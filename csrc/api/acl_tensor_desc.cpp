@@ -10,9 +10,11 @@
 //    used); the element count of a shape with a negative dim (dynamic, unknown rank) is 0;
 //  - aclGetTensorDescNumDims of dims {-2} is ACL_UNKNOWN_RANK; aclGetTensorDescDim fails with -1;
 //  - aclTransTensorDescFormat gives the derived dims with the *source* format (as CANN does).
-// Beyond CANN, a destroyed or foreign handle is refused with ACL_ERROR_INVALID_PARAM instead of crashing.
+// Beyond CANN, a destroyed or foreign handle is refused with ACL_ERROR_INVALID_PARAM instead of crashing, and
+// the range counts are bounded (see set_ranges).
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,17 +55,29 @@ aclError set_dims(aclTensorDesc* handle, int num_dims, const int64_t* dims, std:
 }
 
 // The format setters: a NULL desc is accepted and ignored, as CANN does.
-aclError set_format(aclTensorDesc* handle, aclFormat format, aclFormat TensorDescData::*field, const char* api) {
+// Any int is stored as given (CANN), as an int (core/enum_value.h).
+aclError set_format(aclTensorDesc* handle, aclFormat format, int32_t TensorDescData::*field, const char* api) {
   if (handle == nullptr) return ACL_SUCCESS;
-  if (!with_desc(handle, api, [&](TensorDescData& d) { d.*field = format; })) return ACL_ERROR_INVALID_PARAM;
+  const int32_t value = enum_int(format);
+  if (!with_desc(handle, api, [&](TensorDescData& d) { d.*field = value; })) return ACL_ERROR_INVALID_PARAM;
   return ACL_SUCCESS;
 }
 
+// The most ranges a description takes, checked before anything is allocated (a huge count made reserve()
+// throw out of the C API). A shape range has one pair per dim: at most ACL_MAX_DIM_CNT, the most a model's
+// aclmdlIODimsRange reports. A value range has one pair per element of a (shape-like) value: 2^20 pairs,
+// 16 MiB, is far above any such value. (CANN has no bound and would read `count` pairs.)
+constexpr size_t kMaxShapeRanges = ACL_MAX_DIM_CNT;
+constexpr size_t kMaxValueRanges = size_t{1} << 20;
+
 // aclSetTensorShapeRange / aclSetTensorValueRange: `count` {min, max} pairs replace the previous ones.
-aclError set_ranges(aclTensorDesc* handle, size_t count, const int64_t (*ranges)[2],
-                    std::vector<std::pair<int64_t, int64_t>> TensorDescData::*field, const char* what,
-                    const char* api) {
+aclError set_ranges(aclTensorDesc* handle, size_t count, const int64_t (*ranges)[2], size_t max_count,
+                    std::vector<std::pair<int64_t, int64_t>> TensorDescData::*field, const char* count_name,
+                    const char* what, const char* api) {
   if (handle == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'desc' is NULL", api);
+  if (count > max_count)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: %s %zu is larger than %zu, the most ranges a description takes", api,
+                count_name, count, max_count);
   if (count > 0 && ranges == nullptr)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL with a count of %zu", api, what, count);
   std::vector<std::pair<int64_t, int64_t>> values;
@@ -89,8 +103,8 @@ aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int6
     return nullptr;
   }
   TensorDescData data;
-  data.dtype = dataType;
-  data.format = format;
+  data.dtype = enum_int(dataType);  // any int, stored as given (core/enum_value.h)
+  data.format = enum_int(format);
   try {
     data.dims.assign(dims, dims + numDims);
   } catch (const std::bad_alloc&) {
@@ -113,24 +127,26 @@ void aclDestroyTensorDesc(const aclTensorDesc* desc) {
 }
 
 aclError aclSetTensorShapeRange(aclTensorDesc* desc, size_t dimsCount, int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]) {
-  return set_ranges(desc, dimsCount, dimsRange, &TensorDescData::shape_range, "dimsRange", __func__);
+  return set_ranges(desc, dimsCount, dimsRange, kMaxShapeRanges, &TensorDescData::shape_range, "dimsCount",
+                    "dimsRange", __func__);
 }
 
 aclError aclSetTensorValueRange(aclTensorDesc* desc, size_t valueCount,
                                 int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]) {
-  return set_ranges(desc, valueCount, valueRange, &TensorDescData::value_range, "valueRange", __func__);
+  return set_ranges(desc, valueCount, valueRange, kMaxValueRanges, &TensorDescData::value_range, "valueCount",
+                    "valueRange", __func__);
 }
 
 aclDataType aclGetTensorDescType(const aclTensorDesc* desc) {
-  aclDataType type = ACL_DT_UNDEFINED;
+  int32_t type = ACL_DT_UNDEFINED;
   with_desc(desc, __func__, [&](const TensorDescData& d) { type = d.dtype; });
-  return type;
+  return enum_from_int<aclDataType>(type);  // as given, even a value the enum does not have (CANN)
 }
 
 aclFormat aclGetTensorDescFormat(const aclTensorDesc* desc) {
-  aclFormat format = ACL_FORMAT_UNDEFINED;
+  int32_t format = ACL_FORMAT_UNDEFINED;
   with_desc(desc, __func__, [&](const TensorDescData& d) { format = d.format; });
-  return format;
+  return enum_from_int<aclFormat>(format);
 }
 
 size_t aclGetTensorDescElementCount(const aclTensorDesc* desc) {
@@ -149,12 +165,12 @@ size_t aclGetTensorDescSize(const aclTensorDesc* desc) {
   size_t size = 0;
   with_desc(desc, api, [&](const TensorDescData& d) {
     size_t count = 0;
-    const size_t item = aclDataTypeSize(d.dtype);
+    const size_t item = data_type_size(d.dtype);
     if (!element_count(d.dims, &count))
       fail(ACL_ERROR_INVALID_PARAM, "%s: dims %s have no size (a dim is dynamic or too large)", api,
            dims_text(d.dims).c_str());
     else if (item == 0)
-      fail(ACL_ERROR_INVALID_PARAM, "%s: data type %d has no element size", api, static_cast<int>(d.dtype));
+      fail(ACL_ERROR_INVALID_PARAM, "%s: data type %d has no element size", api, d.dtype);
     else if (__builtin_mul_overflow(count, item, &size))
       fail(ACL_ERROR_INVALID_PARAM, "%s: %zu elements of %zu bytes overflow size_t", api, count, item);
   });
@@ -243,7 +259,8 @@ aclError aclTransTensorDescFormat(const aclTensorDesc* srcDesc, aclFormat dstFor
     result.format = src->data.format;  // CANN keeps the source format on the new description
     dims = src->data.dims;
   }
-  if (aclError ret = trans_shape(result.format, dims, result.dtype, dstFormat, __func__, &result.dims)) return ret;
+  if (aclError ret = trans_shape(result.format, dims, result.dtype, enum_int(dstFormat), __func__, &result.dims))
+    return ret;
   const auto created = new_tensor_desc(std::move(result), false, __func__);
   if (!created) return ACL_ERROR_BAD_ALLOC;
   *dstDesc = created.get();
@@ -308,7 +325,11 @@ aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer, size_t length)
     const auto* bytes = static_cast<const uint8_t*>(dataBuffer);
     values = std::make_shared<const std::vector<uint8_t>>(bytes, bytes + length);
   } catch (const std::bad_alloc&) {
-    return fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for %zu bytes of const data", __func__, length);
+    return fail(ACL_ERROR_BAD_ALLOC, "%s: length %zu: out of host memory for the copy of the const data", __func__,
+                length);
+  } catch (const std::length_error&) {  // a length no vector can hold (SIZE_MAX): must not leave the C API
+    return fail(ACL_ERROR_BAD_ALLOC, "%s: length %zu: more than the host can allocate for the const data", __func__,
+                length);
   }
   if (!with_desc(desc, __func__, [&](TensorDescData& d) { d.const_data = std::move(values); }))
     return ACL_ERROR_INVALID_PARAM;
@@ -317,6 +338,7 @@ aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer, size_t length)
 
 aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
   ASCENDSIM_CHECK_NOT_NULL(desc);
-  if (!with_desc(desc, __func__, [&](TensorDescData& d) { d.placement = memType; })) return ACL_ERROR_INVALID_PARAM;
+  const int32_t placement = enum_int(memType);  // any int, stored as given (checked where it is used)
+  if (!with_desc(desc, __func__, [&](TensorDescData& d) { d.placement = placement; })) return ACL_ERROR_INVALID_PARAM;
   return ACL_SUCCESS;
 }

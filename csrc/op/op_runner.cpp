@@ -24,15 +24,27 @@ aclError read_desc(const char* api, const char* arg, int index, const aclTensorD
   if (!desc) return ACL_ERROR_INVALID_PARAM;
   std::lock_guard<std::mutex> lock(desc->mutex);
   const TensorDescData& d = desc->data;
+  // A description holds any int it was given (CANN); one its enum cannot hold is refused here, where the
+  // description is used, before it is converted to the enum (core/enum_value.h).
+  if (!data_type_in_range(d.dtype))
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: %s[%d] has data type %d, which is not an aclDataType", api, arg, index,
+                d.dtype);
+  for (const int32_t format : {d.format, d.storage_format})
+    if (!format_in_range(format))
+      return fail(ACL_ERROR_INVALID_PARAM, "%s: %s[%d] has format %d, which is not an aclFormat", api, arg, index,
+                  format);
+  if (!mem_type_in_range(d.placement))
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: %s[%d] has placement %d, which is not an aclMemType", api, arg, index,
+                d.placement);
   t->absent = d.dtype == ACL_DT_UNDEFINED && d.format == ACL_FORMAT_UNDEFINED;
-  t->dtype = d.dtype;
-  t->format = d.format;
-  t->storage_format = d.storage_format;
+  t->dtype = static_cast<aclDataType>(d.dtype);
+  t->format = static_cast<aclFormat>(d.format);
+  t->storage_format = static_cast<aclFormat>(d.storage_format);
   t->dims = d.dims;
   t->ranges = d.shape_range;
   t->values = d.const_data;
   t->is_const = d.const_data != nullptr;
-  t->placement = d.placement;
+  t->placement = static_cast<aclMemType>(d.placement);
   return ACL_SUCCESS;
 }
 
@@ -108,6 +120,13 @@ aclError read_call(const char* api, const char* op_type, int num_inputs, const a
   if (op_type == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'opType' is NULL", api);
   if (num_inputs < 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: numInputs %d is negative", api, num_inputs);
   if (num_outputs < 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: numOutputs %d is negative", api, num_outputs);
+  // Bounded before the vectors below are sized (numInputs = INT_MAX threw bad_alloc out of the C API).
+  if (num_inputs > kMaxOpTensors)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: numInputs %d is larger than %d, the most an operator call takes", api,
+                num_inputs, kMaxOpTensors);
+  if (num_outputs > kMaxOpTensors)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: numOutputs %d is larger than %d, the most an operator call takes", api,
+                num_outputs, kMaxOpTensors);
   if (num_inputs > 0 && input_desc == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'inputDesc' is NULL", api);
   if (num_outputs > 0 && output_desc == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'outputDesc' is NULL", api);
   OpCall& call = out->call;

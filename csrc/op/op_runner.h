@@ -25,6 +25,11 @@ struct PreparedCall {
   std::vector<size_t> input_sizes, output_sizes;
 };
 
+// The most inputs, and the most outputs, one operator call takes (docs/single-op.md). CANN sets no bound; a
+// dynamic input (AddN, ConcatD, Pack) of tens of thousands of tensors is already far beyond real use, and
+// the bound keeps what a call allocates for its descriptions small whatever count it is given.
+constexpr int kMaxOpTensors = 1 << 16;
+
 // Null arrays and entries are refused (ACL_ERROR_INVALID_PARAM, naming the argument and index).
 aclError read_call(const char* api, const char* op_type, int num_inputs, const aclTensorDesc* const* input_desc,
                    int num_outputs, const aclTensorDesc* const* output_desc, const aclopAttr* attr,

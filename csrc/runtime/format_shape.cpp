@@ -22,18 +22,18 @@ constexpr Transpose kTransposes[] = {
     {ACL_FORMAT_HWCN, ACL_FORMAT_NCHW, {3, 2, 0, 1}}, {ACL_FORMAT_HWCN, ACL_FORMAT_NHWC, {3, 0, 1, 2}},
 };
 
-bool is_fractal(aclFormat f) {
+bool is_fractal(int32_t f) {
   return f == ACL_FORMAT_FRACTAL_Z || f == ACL_FORMAT_FRACTAL_NZ || f == ACL_FORMAT_NC1HWC0_C04 ||
          f == ACL_FORMAT_NDC1HWC0 || f == ACL_FRACTAL_Z_3D;
 }
 
-bool is_origin(aclFormat f) {
+bool is_origin(int32_t f) {
   return f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_HWCN || f == ACL_FORMAT_ND ||
          f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NDHWC;
 }
 
 // A 4-D shape of non-negative dims, else ACL_ERROR_GE_SHAPE_INVALID.
-aclError check_4d(const std::vector<int64_t>& dims, aclFormat src, aclFormat dst, const char* api) {
+aclError check_4d(const std::vector<int64_t>& dims, int32_t src, int32_t dst, const char* api) {
   bool ok = dims.size() == 4;
   for (const int64_t d : dims) ok = ok && d >= 0;
   if (ok) return ACL_SUCCESS;
@@ -44,7 +44,7 @@ aclError check_4d(const std::vector<int64_t>& dims, aclFormat src, aclFormat dst
 
 }  // namespace
 
-const char* format_name(aclFormat format, char (&scratch)[16]) {
+const char* format_name(int32_t format, char (&scratch)[16]) {
   switch (format) {
     case ACL_FORMAT_UNDEFINED: return "UNDEFINED";
     case ACL_FORMAT_NCHW: return "NCHW";
@@ -62,12 +62,12 @@ const char* format_name(aclFormat format, char (&scratch)[16]) {
     case ACL_FORMAT_NC: return "NC";
     case ACL_FORMAT_NCL: return "NCL";
   }
-  std::snprintf(scratch, sizeof scratch, "%d", static_cast<int>(format));
+  std::snprintf(scratch, sizeof scratch, "%d", format);
   return scratch;
 }
 
-aclError trans_shape(aclFormat src, const std::vector<int64_t>& dims, aclDataType dtype, aclFormat dst,
-                     const char* api, std::vector<int64_t>* out) {
+aclError trans_shape(int32_t src, const std::vector<int64_t>& dims, int32_t dtype, int32_t dst, const char* api,
+                     std::vector<int64_t>* out) {
   for (const Transpose& t : kTransposes) {
     if (t.src != src || t.dst != dst) continue;
     if (aclError ret = check_4d(dims, src, dst, api)) return ret;
@@ -77,10 +77,10 @@ aclError trans_shape(aclFormat src, const std::vector<int64_t>& dims, aclDataTyp
   }
   char a[16], b[16];
   if ((src == ACL_FORMAT_NCHW || src == ACL_FORMAT_NHWC) && dst == ACL_FORMAT_NC1HWC0) {
-    const size_t item = aclDataTypeSize(dtype);
+    const size_t item = data_type_size(dtype);
     if (item == 0)
       return fail(static_cast<aclError>(ACL_ERROR_GE_DATATYPE_INVALID), "%s: data type %d has no element size: no "
-                  "%s shape", api, static_cast<int>(dtype), format_name(dst, a));
+                  "%s shape", api, dtype, format_name(dst, a));
     if (aclError ret = check_4d(dims, src, dst, api)) return ret;
     const int64_t c0 = item == 1 ? 32 : 16;
     const bool nchw = src == ACL_FORMAT_NCHW;

@@ -15,12 +15,13 @@
 
 namespace ascendsim {
 
-// A format's name for messages ("NCHW", "FRACTAL_NZ", or its number).
-const char* format_name(aclFormat format, char (&scratch)[16]);
+// A format's name for messages ("NCHW", "FRACTAL_NZ", or its number). Formats and data types are taken as
+// ints: a tensor description holds whatever int it was given (runtime/tensor_desc.h).
+const char* format_name(int32_t format, char (&scratch)[16]);
 
 // `dims` of a `src`-format tensor of `dtype`, in `dst` format, into *out; ACL_SUCCESS or the error code,
 // with a message naming `api`.
-aclError trans_shape(aclFormat src, const std::vector<int64_t>& dims, aclDataType dtype, aclFormat dst,
-                     const char* api, std::vector<int64_t>* out);
+aclError trans_shape(int32_t src, const std::vector<int64_t>& dims, int32_t dtype, int32_t dst, const char* api,
+                     std::vector<int64_t>* out);
 
 }  // namespace ascendsim

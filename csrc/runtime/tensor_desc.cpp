@@ -25,6 +25,17 @@ bool element_count(const std::vector<int64_t>& dims, size_t* count) {
   return true;
 }
 
+size_t data_type_size(int32_t dtype) {
+  switch (dtype) {
+    case ACL_STRING: case ACL_DT_UNDEFINED: return 0;
+    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT4: case ACL_UINT1: return 1;
+    case ACL_FLOAT16: case ACL_INT16: case ACL_UINT16: case ACL_BF16: return 2;
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: case ACL_COMPLEX32: return 4;
+    case ACL_COMPLEX128: return 16;
+    default: return 8;  // INT64, UINT64, DOUBLE, COMPLEX64 and unknown values, as the real runtime
+  }
+}
+
 std::string dims_text(const std::vector<int64_t>& dims) {
   std::string text = "[";
   for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);

@@ -22,25 +22,41 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "core/enum_value.h"
 
 namespace ascendsim {
 
 constexpr int64_t kUnknownDim = -1;   // a dynamic axis
 constexpr int64_t kUnknownRank = -2;  // dims {-2}: the rank itself is unknown
 
+// The data type, formats and placement are the ints the caller gave: CANN describes with any value (checked
+// where a description is used), and a value outside its C++ enum's range must not sit in an enum-typed field
+// (core/enum_value.h).
 struct TensorDescData {
-  aclDataType dtype = ACL_DT_UNDEFINED;
-  aclFormat format = ACL_FORMAT_UNDEFINED;          // origin format
+  int32_t dtype = ACL_DT_UNDEFINED;                 // an aclDataType
+  int32_t format = ACL_FORMAT_UNDEFINED;            // origin format, an aclFormat
   std::vector<int64_t> dims;                        // origin dims
-  aclFormat storage_format = ACL_FORMAT_UNDEFINED;  // UNDEFINED: as the origin format
+  int32_t storage_format = ACL_FORMAT_UNDEFINED;    // UNDEFINED: as the origin format
   std::vector<int64_t> storage_dims;                // empty: as the origin dims
   std::vector<std::pair<int64_t, int64_t>> shape_range;  // per dim {min, max}; -1 max = unbounded
   std::vector<std::pair<int64_t, int64_t>> value_range;  // per element {min, max}
   std::string name;
   std::string dynamic_input_name;
   std::shared_ptr<const std::vector<uint8_t>> const_data;  // aclSetTensorConst: a copy of the values
-  aclMemType placement = ACL_MEMTYPE_DEVICE;
+  int32_t placement = ACL_MEMTYPE_DEVICE;  // an aclMemType
 };
+
+// Whether a stored dtype / format / placement is a value of its C++ enum, so that it may be converted to it
+// (the lowest and highest enumerators of acl_base.h; core/enum_value.h).
+inline bool data_type_in_range(int32_t v) { return in_enum_range(v, ACL_DT_UNDEFINED, ACL_COMPLEX32); }
+inline bool format_in_range(int32_t v) { return in_enum_range(v, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NCL); }
+inline bool mem_type_in_range(int32_t v) {
+  return in_enum_range(v, ACL_MEMTYPE_DEVICE, ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT);
+}
+
+// aclDataTypeSize of any int: 0 for ACL_STRING and ACL_DT_UNDEFINED, 8 for an unknown value (as CANN's
+// default case).
+size_t data_type_size(int32_t dtype);
 
 // The number of elements `dims` describe (1 for a scalar); false when a dim is negative (dynamic or
 // unknown rank) or the product does not fit size_t.

@@ -35,6 +35,10 @@ int main(void) {
   size_t free_bytes = 0, total_bytes = 0;
   int32_t device_id = -1;
   size_t i;
+  aclrtStreamConfigHandle *config = NULL;
+  aclrtStreamConfigHandle own_config;
+  aclrtStream configured = NULL;
+  uint32_t priority = 3;
 
   EXPECT(aclrtGetCurrentContext(&context), ACL_ERROR_RT_CONTEXT_NULL);
   CHECK(aclInit(NULL));
@@ -76,6 +80,25 @@ int main(void) {
   CHECK(aclrtFree(device_b));
   if (aclrtFree(device_b) == ACL_SUCCESS) { printf("FAILED double free accepted\n"); return 1; }
   if (strlen(aclGetRecentErrMsg()) == 0) { printf("FAILED no message for double free\n"); return 1; }
+
+  /* A destroyed stream config handle is freed memory: Set and CreateV2 refuse it as Destroy does (issue 13:
+   * they wrote and read it), and so a struct of the program's own. */
+  config = aclrtCreateStreamConfigHandle();
+  if (config == NULL) { printf("FAILED no config handle\n"); return 1; }
+  CHECK(aclrtSetStreamConfigOpt(config, ACL_RT_STREAM_PRIORITY, &priority, sizeof priority));
+  CHECK(aclrtCreateStreamV2(&configured, config));
+  CHECK(aclrtDestroyStream(configured));
+  CHECK(aclrtDestroyStreamConfigHandle(config));
+  EXPECT(aclrtSetStreamConfigOpt(config, ACL_RT_STREAM_PRIORITY, &priority, sizeof priority), ACL_ERROR_INVALID_PARAM);
+  if (strstr(aclGetRecentErrMsg(), "already destroyed") == NULL) { printf("FAILED no message for Set\n"); return 1; }
+  configured = NULL;
+  EXPECT(aclrtCreateStreamV2(&configured, config), ACL_ERROR_INVALID_PARAM);
+  if (configured != NULL) { printf("FAILED stream from a destroyed config\n"); return 1; }
+  EXPECT(aclrtDestroyStreamConfigHandle(config), ACL_ERROR_INVALID_PARAM);
+  memset(&own_config, 0, sizeof own_config);
+  EXPECT(aclrtSetStreamConfigOpt(&own_config, ACL_RT_STREAM_PRIORITY, &priority, sizeof priority),
+         ACL_ERROR_INVALID_PARAM);
+  EXPECT(aclrtCreateStreamV2(&configured, &own_config), ACL_ERROR_INVALID_PARAM);
 
   CHECK(aclrtFree(device_a));
   CHECK(aclrtFreeHost(host));

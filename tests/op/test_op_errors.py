@@ -9,6 +9,7 @@ from op_helpers import Const, Host, OpTensors, Out, check, compile_op, execute, 
 
 import acl
 import ascendcl as c
+from acl_helpers import run_python
 
 F = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -122,6 +123,42 @@ def test_null_arrays_and_counts(stream: int) -> None:
             assert c.aclopExecute("Add", *args, 0, stream) == c.ACL_ERROR_INVALID_PARAM
         assert c.aclopCompile("Add", 2, None, 1, d_out, 0, 0, 0, None) == c.ACL_ERROR_INVALID_PARAM
         assert c.aclopCompile("Add", -1, d_in, 1, d_out, 0, 0, 0, None) == c.ACL_ERROR_INVALID_PARAM
+
+
+HUGE_COUNTS = """
+import acl
+import ascendcl as c
+
+assert c.aclInit("") == 0 and c.aclrtSetDevice(0) == 0
+d = acl.create_tensor_desc(c.ACL_FLOAT, [2, 3], c.ACL_FORMAT_ND)
+b = c.aclCreateDataBuffer(0, 0)
+INT_MAX = 2**31 - 1
+for n_in, n_out, named in ((INT_MAX, 1, "numInputs"), (1, INT_MAX, "numOutputs"), (65537, 1, "numInputs")):
+    count = n_in if named == "numInputs" else n_out
+    calls = {
+        "aclopExecute": lambda: c.aclopExecute("Add", n_in, [d], [b], n_out, [d], [b], 0, 0),
+        "aclopExecuteV2": lambda: c.aclopExecuteV2("Add", n_in, [d], [b], n_out, [d], [b], 0, 0),
+        "aclopUpdateParams": lambda: c.aclopUpdateParams("Add", n_in, [d], n_out, [d], 0),
+        "aclopInferShape": lambda: c.aclopInferShape("Add", n_in, [d], [b], n_out, [d], 0),
+        "aclopCompile": lambda: c.aclopCompile("Add", n_in, [d], n_out, [d], 0, 0, 0, None),
+        "aclopCompileAndExecuteV2": lambda: c.aclopCompileAndExecuteV2("Add", n_in, [d], [b], n_out, [d], [b], 0, 0,
+                                                                       0, None, 0),
+        "aclopCreateHandle": lambda: c.aclopCreateHandle("Add", n_in, [d], n_out, [d], 0)[1],
+    }
+    for name, call in calls.items():
+        assert call() == c.ACL_ERROR_INVALID_PARAM, name
+        message = c.aclGetRecentErrMsg()
+        assert f"{named} {count} is larger than 65536" in message, (name, message)
+print("ok")
+"""
+
+
+def test_huge_counts_are_refused_before_allocating() -> None:
+    """Issue 13: numInputs = INT_MAX threw std::bad_alloc out of every aclop* call (the process aborted). A call
+    takes at most 65536 inputs and 65536 outputs, checked before anything is sized or read. In a fresh process,
+    where an abort is an exit code."""
+    result = run_python(HUGE_COUNTS)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr
 
 
 def test_destroyed_descriptions_and_attributes(stream: int) -> None:
