@@ -163,23 +163,32 @@ def test_create_errors(device: int) -> None:
     assert aclrtDestroyStreamConfigHandle(handle) == ACL_SUCCESS
 
 
-def test_dead_or_foreign_config_handle_is_refused(device: int) -> None:
-    """A destroyed handle is freed memory: Set wrote it and CreateV2 read it (use after free, issue 13). Both
-    refuse it now, as Destroy does, and so a struct that aclrtCreateStreamConfigHandle did not make."""
+def test_dead_config_handle_is_refused_and_own_struct_accepted(device: int) -> None:
+    """A destroyed handle: Set wrote it and CreateV2 read it (use after free, issue 13); both refuse it now, as
+    Destroy does. A struct the program filled itself is CANN's public struct: Set and CreateV2 accept it."""
     handle = aclrtCreateStreamConfigHandle()
     assert aclrtDestroyStreamConfigHandle(handle) == ACL_SUCCESS
     priority = ctypes.c_uint32(1)
+    assert aclrtSetStreamConfigOpt(handle, ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4) == \
+        ACL_ERROR_INVALID_PARAM
+    message = aclGetRecentErrMsg()
+    assert "aclrtSetStreamConfigOpt" in message and f"{handle:#x}" in message and "already destroyed" in message
+    assert aclrtCreateStreamV2(handle) == (0, ACL_ERROR_INVALID_PARAM)
+    message = aclGetRecentErrMsg()
+    assert "aclrtCreateStreamV2" in message and f"{handle:#x}" in message
+    assert aclrtDestroyStreamConfigHandle(handle) == ACL_ERROR_INVALID_PARAM
+    again = aclrtCreateStreamConfigHandle()  # the tombstone is reused: live again, with default values
+    assert again == handle and StreamConfig.from_address(again).priority == 0
+    assert aclrtSetStreamConfigOpt(again, ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4) == ACL_SUCCESS
+    assert aclrtDestroyStreamConfigHandle(again) == ACL_SUCCESS
     own = StreamConfig()
-    for dead in (handle, ctypes.addressof(own)):
-        assert aclrtSetStreamConfigOpt(dead, ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4) == \
-            ACL_ERROR_INVALID_PARAM
-        message = aclGetRecentErrMsg()
-        assert "aclrtSetStreamConfigOpt" in message and f"{dead:#x}" in message and "already destroyed" in message
-        assert aclrtCreateStreamV2(dead) == (0, ACL_ERROR_INVALID_PARAM)
-        message = aclGetRecentErrMsg()
-        assert "aclrtCreateStreamV2" in message and f"{dead:#x}" in message
-        assert aclrtDestroyStreamConfigHandle(dead) == ACL_ERROR_INVALID_PARAM
-    assert own.priority == 0  # not written
+    assert aclrtSetStreamConfigOpt(ctypes.addressof(own), ACL_RT_STREAM_PRIORITY, ctypes.addressof(priority), 4) == \
+        ACL_SUCCESS
+    assert own.priority == 1
+    stream, ret = aclrtCreateStreamV2(ctypes.addressof(own))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    assert aclrtDestroyStream(stream) == ACL_SUCCESS
+    assert aclrtDestroyStreamConfigHandle(ctypes.addressof(own)) == ACL_ERROR_INVALID_PARAM  # not ours to free
 
 
 def test_config_handle_used_while_destroyed_from_threads(device: int) -> None:

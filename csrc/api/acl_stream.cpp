@@ -21,16 +21,22 @@ namespace {
 constexpr int kMaxStreamsPerDevice = 1024;  // streams per device on 910/310P-class chips
 constexpr uint32_t kMaxPriority = 7;        // stream priorities are 0 (highest) .. 7
 
-// Config handles from aclrtCreateStreamConfigHandle. Destroy, Set and CreateV2 refuse any other pointer: a
-// destroyed handle is freed memory (writing or reading it was a use after free), and a freed address cannot
-// be told apart from a struct of the user's, so a struct the user filled is refused too.
+// Config handles from aclrtCreateStreamConfigHandle. The struct is public, so Set and CreateV2 accept a struct
+// the program filled itself, as CANN does; but a destroyed handle must be refused (writing or reading it was a
+// use after free). So Destroy does not free: it keeps the handle as a tombstone, which no other object can then
+// occupy, and the next Create reuses it. Memory stays bounded by the most handles alive at once.
 std::mutex g_config_mutex;
-std::unordered_set<const aclrtStreamConfigHandle*> g_config_handles;
+std::unordered_set<const aclrtStreamConfigHandle*> g_config_handles;     // live
+std::unordered_set<aclrtStreamConfigHandle*> g_destroyed_config_handles;  // tombstones, reused by Create
 
-// The error Destroy, Set and CreateV2 give for a handle not in g_config_handles; the caller holds the lock.
+// The error Set and CreateV2 give for a destroyed handle (and Destroy for any other); the caller holds the lock.
 aclError dead_config_handle(const aclrtStreamConfigHandle* handle, const char* api) {
   return fail(ACL_ERROR_INVALID_PARAM, "%s: handle %p was not created by aclrtCreateStreamConfigHandle or is already "
               "destroyed", api, static_cast<const void*>(handle));
+}
+
+bool destroyed_config_handle(const aclrtStreamConfigHandle* handle) {
+  return g_destroyed_config_handles.count(const_cast<aclrtStreamConfigHandle*>(handle)) != 0;
 }
 
 aclError create_stream(aclrtStream* stream, uint32_t priority, uint32_t flags, const char* api) {
@@ -89,13 +95,22 @@ aclError ascendsim::synchronize_stream(aclrtStream handle, int32_t timeout, cons
 
 aclrtStreamConfigHandle* aclrtCreateStreamConfigHandle(void) {
   ASCENDSIM_PROFILE_API();
-  auto* handle = new (std::nothrow) aclrtStreamConfigHandle{};
-  if (handle == nullptr) {
-    fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
-    return nullptr;
-  }
   std::lock_guard<std::mutex> lock(g_config_mutex);
-  g_config_handles.insert(handle);
+  aclrtStreamConfigHandle* handle = nullptr;
+  if (!g_destroyed_config_handles.empty()) {
+    handle = *g_destroyed_config_handles.begin();
+    g_destroyed_config_handles.erase(handle);
+    *handle = aclrtStreamConfigHandle{};
+  } else {
+    handle = new (std::nothrow) aclrtStreamConfigHandle{};
+  }
+  try {
+    if (handle != nullptr) g_config_handles.insert(handle);
+  } catch (const std::bad_alloc&) {
+    delete handle;
+    handle = nullptr;
+  }
+  if (handle == nullptr) fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
   return handle;
 }
 
@@ -104,9 +119,14 @@ aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle* handle) {
   ASCENDSIM_CHECK_NOT_NULL(handle);
   {
     std::lock_guard<std::mutex> lock(g_config_mutex);
-    if (g_config_handles.erase(handle) == 0) return dead_config_handle(handle, __func__);
+    if (g_config_handles.count(handle) == 0) return dead_config_handle(handle, __func__);
+    try {
+      g_destroyed_config_handles.insert(handle);
+    } catch (const std::bad_alloc&) {  // no room for the tombstone: stays live rather than becoming a dangling one
+      return fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", __func__);
+    }
+    g_config_handles.erase(handle);
   }
-  delete handle;
   return ACL_SUCCESS;
 }
 
@@ -124,7 +144,7 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle* handle, aclrtStreamCon
   };
   // Under the lock, so that a concurrent Destroy cannot free the handle while it is written.
   std::lock_guard<std::mutex> lock(g_config_mutex);
-  if (g_config_handles.count(handle) == 0) return dead_config_handle(handle, __func__);
+  if (destroyed_config_handle(handle)) return dead_config_handle(handle, __func__);
   switch (which) {
     case ACL_RT_STREAM_WORK_ADDR_PTR:
       if (aclError ret = check_size(sizeof(void*), "void*")) return ret;
@@ -162,8 +182,8 @@ aclError aclrtCreateStreamV2(aclrtStream* stream, const aclrtStreamConfigHandle*
   if (handle == nullptr) return create_stream(stream, 0, 0, __func__);  // NULL: default configuration
   uint32_t priority = 0, flag = 0;
   {
-    std::lock_guard<std::mutex> lock(g_config_mutex);  // read while no Destroy can free it
-    if (g_config_handles.count(handle) == 0) return dead_config_handle(handle, __func__);
+    std::lock_guard<std::mutex> lock(g_config_mutex);
+    if (destroyed_config_handle(handle)) return dead_config_handle(handle, __func__);
     priority = handle->priority;  // the user may also have written the public struct directly
     flag = static_cast<uint32_t>(handle->flag);
   }
