@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 
 import acl
 import ascendcl as c
@@ -51,6 +52,21 @@ def test_memcpy_kind(stream: int) -> None:
         assert c.aclrtMemcpyAsync(device, 64, ctypes.addressof(host), 64, kind, stream) == ACL_ERROR_INVALID_PARAM
         assert f"kind {kind} is not a valid aclrtMemcpyKind" in aclGetRecentErrMsg()
     assert c.aclrtFree(device) == ACL_SUCCESS
+
+
+def test_enum_argument_travels_as_a_c_int(device: int) -> None:
+    """From Python an enum argument is a C int end to end (csrc/python/fastcall.h, wire_t): -1 reaches the
+    function as -1, and an int beyond int32 is an OverflowError, as pyACL's "i" format gives, where wrapping
+    it into the enum's unsigned type made 2^32 + 1 the valid kind 1 (HOST_TO_DEVICE)."""
+    device_ptr, ret = c.aclrtMalloc(64, ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == ACL_SUCCESS
+    host = ctypes.create_string_buffer(64)
+    assert c.aclrtMemcpy(device_ptr, 64, ctypes.addressof(host), 64, -1) == ACL_ERROR_INVALID_PARAM
+    assert "kind -1 is not a valid aclrtMemcpyKind" in aclGetRecentErrMsg()
+    for face in (c.aclrtMemcpy, acl.rt.memcpy):
+        with pytest.raises(OverflowError):
+            face(device_ptr, 64, ctypes.addressof(host), 64, (1 << 32) + 1)
+    assert c.aclrtFree(device_ptr) == ACL_SUCCESS
 
 
 def test_stream_config_attr(device: int) -> None:

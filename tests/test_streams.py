@@ -29,6 +29,7 @@ from ascendcl import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_DEVICE,
     ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
     ACL_RT_STREAM_FLAG,
     ACL_RT_STREAM_PRIORITY,
     ACL_RT_STREAM_WORK_ADDR_PTR,
@@ -51,6 +52,7 @@ from ascendcl import (
     aclrtDestroyStreamConfigHandle,
     aclrtDestroyStreamForce,
     aclrtFree,
+    aclrtFreeHost,
     aclrtGetStreamOverflowSwitch,
     aclrtLaunchCallback,
     aclrtMalloc,
@@ -243,6 +245,34 @@ def test_stream_limit_per_device(device: int) -> None:
 
 
 # ---- execution order and concurrency -------------------------------------------------------------------
+
+def test_freeing_host_memory_a_queued_copy_uses_is_deferred(stream: int) -> None:
+    """Issue 13, item 8: aclrtFreeHost of an aclrtMallocHost buffer that a queued copy still reads (and one
+    it still writes) succeeds at once, as freed (a second free is a double free), and the memory is given
+    back only after the copies have run: they read and write the buffer's own bytes, no use after free.
+    1 MiB buffers are mmap'd by malloc, so a free before the copy would unmap them under it."""
+    n = 1 << 20
+    source, target = PinnedBuffer(n), PinnedBuffer(n)
+    source.array[:] = np.arange(n, dtype=np.uint64).astype(np.uint8)
+    expected = source.array.copy()
+    device, ret = aclrtMalloc(n, ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == ACL_SUCCESS
+    with reporter() as serving, gated(stream, serving) as gate:
+        assert aclrtMemcpyAsync(device, n, source.address, n, ACL_MEMCPY_HOST_TO_DEVICE, stream) == ACL_SUCCESS
+        assert aclrtMemcpyAsync(target.address, n, device, n, ACL_MEMCPY_DEVICE_TO_HOST, stream) == ACL_SUCCESS
+        source.free()
+        assert aclrtFreeHost(source.address) == ACL_ERROR_RT_PARAM_INVALID
+        assert "double free" in aclGetRecentErrMsg()
+        target.free()
+        gate.open()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+    seen = PinnedBuffer(n)  # what the device received from the freed source
+    assert aclrtMemcpyAsync(seen.address, n, device, n, ACL_MEMCPY_DEVICE_TO_HOST, stream) == ACL_SUCCESS
+    assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+    np.testing.assert_array_equal(seen.array, expected)
+    seen.free()
+    assert aclrtFree(device) == ACL_SUCCESS
+
 
 def test_tasks_run_in_order_off_the_callers_thread(stream: int, device_buffer: int, pinned: PinnedBuffer) -> None:
     first, second = PinnedBuffer(SIZE), PinnedBuffer(SIZE)

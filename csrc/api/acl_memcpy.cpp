@@ -22,6 +22,7 @@
 #include "api/memory_checks.h"
 #include "core/enum_value.h"
 #include "core/error.h"
+#include "runtime/host_memory.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
@@ -58,8 +59,6 @@ aclError check_async_direction(int kind, const MemoryRegion& dst, const MemoryRe
   return ACL_SUCCESS;
 }
 
-// Runs `work` on the stream. If a host buffer is pageable it may be gone by the time the stream gets
-// there, so, like the real runtime, the stream is synchronized and the work done now instead.
 // A copy task's name on the profiler's timeline, by direction: host to device, device to host, device to device.
 constexpr const char* kCopyNames[] = {"MemcpyAsync HostToDevice", "MemcpyAsync DeviceToHost",
                                       "MemcpyAsync DeviceToDevice"};
@@ -74,12 +73,16 @@ const char* copy_task_name(const char* const* names, const MemoryRegion& dst, co
   }
 }
 
+// Runs `work` on the stream. If a host buffer is pageable it may be gone by the time the stream gets
+// there, so, like the real runtime, the stream is synchronized and the work done now instead.
 template <typename Work>
-aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, Work work, const char* api,
-                prof::TaskLabel label) {
+aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, const void* dst, const void* src, Work work,
+                const char* api, prof::TaskLabel label) {
+  // The task holds the aclrtMallocHost buffers it touches, so that freeing one before the task has run
+  // cannot free memory under it (runtime/host_memory.h).
   if (!pageable)
     return stream->enqueue(
-        [work] {
+        [work, dst_hold = HostMemory::instance().hold(dst), src_hold = HostMemory::instance().hold(src)] {
           work();
           return ACL_SUCCESS;
         },
@@ -202,7 +205,7 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   if (dst == src) return ACL_SUCCESS;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, [dst, src, count] { std::memmove(dst, src, count); }, __func__,
+  return submit(target, pageable, dst, src, [dst, src, count] { std::memmove(dst, src, count); }, __func__,
                 {copy_task_name(kCopyNames, dst_region, src_region), {"bytes", count}, {}});
 }
 
@@ -221,7 +224,7 @@ aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t c
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const auto byte = static_cast<unsigned char>(value);
-  return submit(target, false, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
+  return submit(target, false, devPtr, nullptr, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
                 {"MemsetAsync", {"bytes", count}, {}});
 }
 
@@ -248,7 +251,7 @@ aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t sp
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, [copy] { copy.run(); }, __func__,
+  return submit(target, pageable, dst, src, [copy] { copy.run(); }, __func__,
                 {copy_task_name(kCopy2dNames, dst_region, src_region),
                  {"bytes", uint64_t{width} * height}, {}});
 }

@@ -9,10 +9,12 @@
 // does. Beyond CANN, which would follow the pointer, a destroyed or foreign attr handle is refused.
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "acl/acl_op.h"
+#include "core/enum_value.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "runtime/op_attr.h"
@@ -61,6 +63,15 @@ aclError out_of_memory(const char* api, const char* count_name, int count) {
   return fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the list (%s %d)", api, count_name, count);
 }
 
+// One item of a list as stored: a data type as its int (read from the bytes, see core/enum_value.h).
+template <typename T, typename In>
+T list_item(const In& value) {
+  if constexpr (std::is_same_v<T, DataTypeValue>)
+    return DataTypeValue{enum_int(value)};
+  else
+    return static_cast<T>(value);
+}
+
 // aclopSetAttrList{Bool,Int,Float,DataType}: `count` values of type In stored as a list of T.
 template <typename T, typename In>
 aclError set_list(aclopAttr* attr, const char* attrName, int count, const In* values, const char* api) {
@@ -71,7 +82,7 @@ aclError set_list(aclopAttr* attr, const char* attrName, int count, const In* va
   warn_if_negative(count, "numValues", attrName, api);
   try {
     std::vector<T> list;
-    for (int i = 0; i < count; ++i) list.push_back(static_cast<T>(values[i]));
+    for (int i = 0; i < count; ++i) list.push_back(list_item<T>(values[i]));
     live->set(attrName, std::move(list));
   } catch (const std::bad_alloc&) {
     return out_of_memory(api, "numValues", count);
@@ -127,11 +138,11 @@ aclError aclopSetAttrString(aclopAttr* attr, const char* attrName, const char* a
 }
 
 aclError aclopSetAttrDataType(aclopAttr* attr, const char* attrName, aclDataType attrValue) {
-  return set_value(attr, attrName, attrValue, __func__);
+  return set_value(attr, attrName, DataTypeValue{enum_int(attrValue)}, __func__);
 }
 
 aclError aclopSetAttrListDataType(aclopAttr* attr, const char* attrName, int numValues, const aclDataType values[]) {
-  return set_list<aclDataType>(attr, attrName, numValues, values, __func__);
+  return set_list<DataTypeValue>(attr, attrName, numValues, values, __func__);
 }
 
 aclError aclopSetAttrListBool(aclopAttr* attr, const char* attrName, int numValues, const uint8_t* values) {

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "acl/acl_base.h"
+
 namespace ascendsim {
 
 template <typename E>
@@ -34,6 +36,25 @@ constexpr bool in_enum_range(int32_t raw, int32_t lo, int32_t hi) {
   int64_t max = 0;  // 2^bits - 1 covering hi and (for a signed range) -lo - 1
   while (max < hi || (lo < 0 && max < -int64_t{lo} - 1)) max = max * 2 + 1;
   return raw <= max && raw >= (lo < 0 ? -max - 1 : 0);
+}
+
+// Whether a stored dtype / format / placement is a value of its C++ enum, so that it may be converted to it
+// (the lowest and highest enumerators of acl_base.h).
+inline bool data_type_in_range(int32_t v) { return in_enum_range(v, ACL_DT_UNDEFINED, ACL_COMPLEX32); }
+inline bool format_in_range(int32_t v) { return in_enum_range(v, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NCL); }
+inline bool mem_type_in_range(int32_t v) {
+  return in_enum_range(v, ACL_MEMTYPE_DEVICE, ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT);
+}
+
+// An attribute's int64 (an operator's "to", "dst_type", "src_format") as the enum, or the enum's UNDEFINED
+// when the enum cannot hold it, for the caller's own check to refuse, naming the int.
+inline aclDataType data_type_or_undefined(int64_t v) {
+  return v >= INT32_MIN && v <= INT32_MAX && data_type_in_range(static_cast<int32_t>(v)) ? static_cast<aclDataType>(v)
+                                                                                         : ACL_DT_UNDEFINED;
+}
+inline aclFormat format_or_undefined(int64_t v) {
+  return v >= INT32_MIN && v <= INT32_MAX && format_in_range(static_cast<int32_t>(v)) ? static_cast<aclFormat>(v)
+                                                                                      : ACL_FORMAT_UNDEFINED;
 }
 
 }  // namespace ascendsim

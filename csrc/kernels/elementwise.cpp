@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 
+#include "core/enum_value.h"
 #include "kernels/kernel_util.h"
 #include "kernels/simd/elementwise_loops.h"
 #include "kernels/thread_pool.h"
@@ -82,7 +83,7 @@ bool set_params(Step* s, const Attrs* attrs, std::string* why) {
     }
     case kCast: {
       int64_t to = attrs != nullptr ? attrs->get_int("to", -1) : -1;
-      auto d = static_cast<aclDataType>(to);
+      const aclDataType d = data_type_or_undefined(to);
       if (!is_float_dtype(d) && !is_int_dtype(d)) {
         *why = "to=" + std::to_string(to) + " is not a supported aclDataType";
         return false;

@@ -2,6 +2,7 @@
 // approximation), Cast (dst_type -> the kernel's `to`), Binary (numpy broadcasting, one dtype),
 // Compare (BOOL out) and Select (Select(condition, x1, x2) -> Where; ClipByValue(x, min, max) -> Clip with
 // scalar bounds).
+#include "core/enum_value.h"
 #include "kernels/kernel_util.h"
 #include "op/lower.h"
 
@@ -38,7 +39,7 @@ aclError lower_elementwise(LowerCtx& c) {
       const kernels::AttrValue* dst = c.call.attrs.find("dst_type");
       if (dst == nullptr || dst->type != kernels::AttrValue::Type::Int)
         return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "needs the int attribute 'dst_type' (an aclDataType)");
-      const auto to = static_cast<aclDataType>(dst->i);
+      const aclDataType to = data_type_or_undefined(dst->i);
       if (aclDataTypeSize(to) == 0 && to != ACL_BOOL)
         return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "dst_type %lld is not a data type", static_cast<long long>(dst->i));
       set_int(c.out.attrs, "to", dst->i);

@@ -13,6 +13,7 @@
 //   (dimension attribute), output dtype INT32 (default) or INT64 -> ArgMax/ArgMin keepdims=0.
 #include <algorithm>
 
+#include "core/enum_value.h"
 #include "kernels/kernel_util.h"
 #include "op/lower.h"
 
@@ -250,9 +251,11 @@ aclError lower_arg(LowerCtx& c) {
   const auto& x = c.in(0).dims;
   int64_t axis = 0;
   if (aclError ret = c.axis(dim[0], x.size(), "dimension", &axis)) return ret;
-  const auto dtype = static_cast<aclDataType>(c.call.attrs.get_int("dtype", ACL_INT32));
+  const int64_t dtype_value = c.call.attrs.get_int("dtype", ACL_INT32);
+  const aclDataType dtype = data_type_or_undefined(dtype_value);
   if (dtype != ACL_INT32 && dtype != ACL_INT64)
-    return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "dtype %s must be INT32 or INT64", dtype_text(dtype));
+    return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "dtype %lld must be INT32 (3) or INT64 (9)",
+                   static_cast<long long>(dtype_value));
   std::vector<int64_t> dims;
   for (size_t i = 0; i < x.size(); ++i)
     if (static_cast<int64_t>(i) != axis) dims.push_back(x[i]);

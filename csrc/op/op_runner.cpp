@@ -147,7 +147,8 @@ aclError read_call(const char* api, const char* op_type, int num_inputs, const a
     for (const auto& [name, value] : live->values()) {
       if (std::holds_alternative<bool>(value) || std::holds_alternative<std::vector<bool>>(value))
         call.attr_types[name] = 1;
-      else if (std::holds_alternative<aclDataType>(value) || std::holds_alternative<std::vector<aclDataType>>(value))
+      else if (std::holds_alternative<DataTypeValue>(value) ||
+               std::holds_alternative<std::vector<DataTypeValue>>(value))
         call.attr_types[name] = 2;
     }
   }

@@ -6,6 +6,7 @@
 // position; padding channels are written as zero bytes (5-D destination) or skipped (4-D destination).
 #include <cstring>
 
+#include "core/enum_value.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"
 
@@ -16,8 +17,8 @@ std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error)
   if (spec.inputs.size() != 1 || spec.outputs.size() != 1) return refuse(spec, error, "needs one input and one output");
   const Attrs empty;
   const Attrs& a = spec.attrs ? *spec.attrs : empty;
-  const auto src = static_cast<aclFormat>(a.get_int("src_format", -1));
-  const auto dst = static_cast<aclFormat>(a.get_int("dst_format", -1));
+  const aclFormat src = format_or_undefined(a.get_int("src_format", -1));
+  const aclFormat dst = format_or_undefined(a.get_int("dst_format", -1));
   const bool to5d = dst == ACL_FORMAT_NC1HWC0;
   const aclFormat four = to5d ? src : dst;
   if ((to5d ? src : dst) == ACL_FORMAT_NC1HWC0 || (four != ACL_FORMAT_NCHW && four != ACL_FORMAT_NHWC) ||

@@ -40,14 +40,14 @@ PyObject* launch_callback(PyObject* self, PyObject* const* args, Py_ssize_t narg
     return nullptr;
   }
   if (!PyCallable_Check(args[0])) return type_error(self, 0, "callable", args[0]), nullptr;
-  aclrtCallbackBlockType block_type{};
+  int32_t block_type = 0;  // an aclrtCallbackBlockType, as an int (fastcall.h: wire_t)
   uintptr_t stream = 0;
   if (!parse_input(self, 2, args[2], &block_type) || !parse_address(self, 3, args[3], &stream)) return nullptr;
   auto* pending = new PendingCallback{args[0], args[1]};
   Py_INCREF(pending->function);
   Py_INCREF(pending->user_data);
   const aclError ret =
-      aclrtLaunchCallback(&run_python_callback, pending, block_type, reinterpret_cast<aclrtStream>(stream));
+      wire_function(&aclrtLaunchCallback)(&run_python_callback, pending, block_type, reinterpret_cast<aclrtStream>(stream));
   if (ret != ACL_SUCCESS) {
     Py_DECREF(pending->function);
     Py_DECREF(pending->user_data);
@@ -93,7 +93,7 @@ PyObject* app_log(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_Format(PyExc_TypeError, "%U() takes 5 arguments (%zd given)", self, nargs);
     return nullptr;
   }
-  aclLogLevel level{};
+  int32_t level = 0;  // an aclLogLevel, as an int (fastcall.h: wire_t)
   const char* func = nullptr;
   const char* file = nullptr;
   uint32_t line = 0;
@@ -102,7 +102,7 @@ PyObject* app_log(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
       !parse_input(self, 2, args[2], &file) || !parse_input(self, 3, args[3], &line) ||
       !parse_input(self, 4, args[4], &message))
     return nullptr;
-  aclAppLog(level, func, file, line, "%s", message);
+  wire_function(&aclAppLog)(level, func, file, line, "%s", message);
   Py_RETURN_NONE;
 }
 

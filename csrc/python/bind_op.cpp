@@ -33,13 +33,13 @@ PyObject* set_attr_list_string_c(PyObject* self, PyObject* const* args, Py_ssize
 
 // aclGetCompileopt(opt, length) -> (value, ret); value is "" when ret != 0
 PyObject* get_compile_opt(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  aclCompileOpt opt{};
+  int32_t opt = 0;  // an aclCompileOpt, as an int (fastcall.h: wire_t)
   size_t length = 0;
   if (!check_count(self, nargs, 2) || !parse_input(self, 0, args[0], &opt) || !parse_input(self, 1, args[1], &length))
     return nullptr;
   std::unique_ptr<char[]> buffer(new (std::nothrow) char[length > 0 ? length : 1]());
   if (buffer == nullptr) return PyErr_NoMemory();
-  const aclError ret = aclGetCompileopt(opt, buffer.get(), length);
+  const aclError ret = wire_function(&aclGetCompileopt)(opt, buffer.get(), length);
   return Py_BuildValue("(si)", ret == ACL_SUCCESS ? buffer.get() : "", static_cast<int>(ret));
 }
 
@@ -101,9 +101,9 @@ PyObject* set_attr_list_list_int(PyObject* self, PyObject* const* args, Py_ssize
 PyObject* set_attr_data_type(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   aclopAttr* attr = nullptr;
   const char* name = nullptr;
-  aclDataType value{};
-  if (!parse_setter(self, args, nargs, &attr, &name, &value, &parse_input<aclDataType>)) return nullptr;
-  const aclError ret = aclopSetAttrDataType(attr, name, value);
+  int32_t value = 0;  // an aclDataType, as an int (fastcall.h: wire_t)
+  if (!parse_setter(self, args, nargs, &attr, &name, &value, &parse_input<int32_t>)) return nullptr;
+  const aclError ret = wire_function(&aclopSetAttrDataType)(attr, name, value);
   return Py_BuildValue("(Ki)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(attr)), static_cast<int>(ret));
 }
 
@@ -111,9 +111,9 @@ PyObject* set_attr_data_type(PyObject* self, PyObject* const* args, Py_ssize_t n
 PyObject* set_attr_list_data_type(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   aclopAttr* attr = nullptr;
   const char* name = nullptr;
-  std::vector<aclDataType> values;
-  if (!parse_setter(self, args, nargs, &attr, &name, &values, &parse_list<aclDataType>)) return nullptr;
-  const aclError ret = aclopSetAttrListDataType(attr, name, static_cast<int>(values.size()), values.data());
+  std::vector<int32_t> values;  // aclDataTypes, as ints (fastcall.h: wire_t)
+  if (!parse_setter(self, args, nargs, &attr, &name, &values, &parse_list<int32_t>)) return nullptr;
+  const aclError ret = wire_function(&aclopSetAttrListDataType)(attr, name, static_cast<int>(values.size()), values.data());
   return Py_BuildValue("(Ki)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(attr)), static_cast<int>(ret));
 }
 

@@ -111,8 +111,7 @@ PyObject* compile_and_execute(PyObject* self, PyObject* const* args, Py_ssize_t 
   Descs in_d, out_d;
   Bufs in_b, out_b;
   aclopAttr* attr = nullptr;
-  aclopEngineType engine{};
-  aclopCompileType flag{};
+  int32_t engine = 0, flag = 0;  // an aclopEngineType and an aclopCompileType, as ints (fastcall.h: wire_t)
   aclrtStream stream = nullptr;
   if (!check_count(self, nargs, 12) || !parse_input(self, 0, args[0], &type) || !parse_input(self, 1, args[1], &n_in) ||
       !parse_ptrs(self, 2, args[2], &in_d) || !parse_ptrs(self, 3, args[3], &in_b) ||
@@ -122,9 +121,9 @@ PyObject* compile_and_execute(PyObject* self, PyObject* const* args, Py_ssize_t 
       !parse_path(self, 10, args[10], &path) || !parse_input(self, 11, args[11], &stream))
     return nullptr;
   if (V2)
-    return ret(aclopCompileAndExecuteV2(type, n_in, in_d.data(), in_b.data(), n_out, out_d.data(), out_b.data(), attr,
+    return ret(wire_function(&aclopCompileAndExecuteV2)(type, n_in, in_d.data(), in_b.data(), n_out, out_d.data(), out_b.data(), attr,
                                         engine, flag, path, stream));
-  return ret(aclopCompileAndExecute(type, n_in, in_d.data(), in_b.data(), n_out, out_d.data(), out_b.data(), attr,
+  return ret(wire_function(&aclopCompileAndExecute)(type, n_in, in_d.data(), in_b.data(), n_out, out_d.data(), out_b.data(), attr,
                                     engine, flag, path, stream));
 }
 
@@ -135,15 +134,14 @@ PyObject* compile_c(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   int n_in = 0, n_out = 0;
   Descs in_d, out_d;
   aclopAttr* attr = nullptr;
-  aclopEngineType engine{};
-  aclopCompileType flag{};
+  int32_t engine = 0, flag = 0;  // an aclopEngineType and an aclopCompileType, as ints (fastcall.h: wire_t)
   if (!check_count(self, nargs, 9) || !parse_input(self, 0, args[0], &type) || !parse_input(self, 1, args[1], &n_in) ||
       !parse_ptrs(self, 2, args[2], &in_d) || !parse_input(self, 3, args[3], &n_out) ||
       !parse_ptrs(self, 4, args[4], &out_d) || !parse_input(self, 5, args[5], &attr) ||
       !parse_input(self, 6, args[6], &engine) || !parse_input(self, 7, args[7], &flag) ||
       !parse_path(self, 8, args[8], &path))
     return nullptr;
-  return ret(aclopCompile(type, n_in, in_d.data(), n_out, out_d.data(), attr, engine, flag, path));
+  return ret(wire_function(&aclopCompile)(type, n_in, in_d.data(), n_out, out_d.data(), attr, engine, flag, path));
 }
 
 // The (opType, inputDesc, outputDesc, attr) family: aclopCreateHandle -> (handle, ret), aclopUpdateParams -> ret;

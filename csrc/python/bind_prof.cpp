@@ -13,7 +13,7 @@ namespace {
 // aclprofCreateConfig(device_list: list, aicore_metrics, aicore_events, data_type_config) -> config (0 on failure)
 PyObject* create_config(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   std::vector<uint32_t> devices;
-  aclprofAicoreMetrics metrics{};
+  int32_t metrics = 0;  // an aclprofAicoreMetrics, as an int (fastcall.h: wire_t)
   const aclprofAicoreEvents* events = nullptr;
   uint64_t data_types = 0;
   if (!check_count(self, nargs, 4) || !parse_list(self, 0, args[0], &devices) ||
@@ -21,7 +21,7 @@ PyObject* create_config(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
       !parse_input(self, 3, args[3], &data_types))
     return nullptr;
   uint32_t none = 0;  // an empty list still passes a valid pointer; the count 0 is what gets refused
-  return PyLong_FromVoidPtr(aclprofCreateConfig(devices.empty() ? &none : devices.data(),
+  return PyLong_FromVoidPtr(wire_function(&aclprofCreateConfig)(devices.empty() ? &none : devices.data(),
                                                 static_cast<uint32_t>(devices.size()), metrics, events, data_types));
 }
 

@@ -43,13 +43,12 @@ const int64_t* array_of(const std::vector<int64_t>& values) {
 
 // acl.create_tensor_desc(dtype, dims: list, format) -> tensor_desc (0 on failure)
 PyObject* pyacl_create_tensor_desc(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  aclDataType data_type{};
-  aclFormat format{};
+  int32_t data_type = 0, format = 0;  // an aclDataType and an aclFormat, as ints (fastcall.h: wire_t)
   std::vector<int64_t> dims;
   if (!check_count(self, nargs, 3) || !parse_input(self, 0, args[0], &data_type) ||
       !parse_list(self, 1, args[1], &dims) || !parse_input(self, 2, args[2], &format))
     return nullptr;
-  return PyLong_FromVoidPtr(aclCreateTensorDesc(data_type, static_cast<int>(dims.size()), array_of(dims), format));
+  return PyLong_FromVoidPtr(wire_function(&aclCreateTensorDesc)(data_type, static_cast<int>(dims.size()), array_of(dims), format));
 }
 
 // acl.set_tensor_shape / set_tensor_origin_shape / set_tensor_storage_shape(desc, dims: list) -> ret

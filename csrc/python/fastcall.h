@@ -44,7 +44,34 @@ constexpr bool is_string_param() {
   return std::is_same_v<P, const char*>;
 }
 
-// Storage for one parameter during a call: the parsed input, or the out-parameter's value.
+// The C ABI's view of a type: the headers' enums are C enums, ints to a C caller, who may pass any int for one
+// (aclrtMemcpy(..., kind=3072)). Holding such a value in a C++ enum object and loading it is undefined behaviour
+// (UBSan: "load of value 3072, which is not a valid value for type"), so a binding keeps enum inputs, enum
+// out-parameters and enum results as int32_t from end to end, and calls the function through its C type with
+// int32_t in the enums' places: the same ABI (int-sized enums are passed and returned as ints), no enum load.
+template <typename T>
+using wire_t = std::conditional_t<std::is_enum_v<T>, int32_t, T>;
+template <typename T>
+using wire_pointee_t = std::conditional_t<std::is_const_v<T>, const wire_t<std::remove_const_t<T>>, wire_t<T>>;
+template <typename P>
+using wire_param_t = std::conditional_t<std::is_pointer_v<P>, std::add_pointer_t<wire_pointee_t<pointee_t<P>>>, wire_t<P>>;
+template <typename T>
+constexpr bool int_sized_enum() {
+  if constexpr (std::is_enum_v<T>) return sizeof(T) == sizeof(int32_t);
+  return true;
+}
+
+// fn through its wire type: the C function as a C caller sees it (hand-written bindings call through it too).
+template <typename R, typename... Ps>
+auto wire_function(R (*fn)(Ps...)) {
+  return reinterpret_cast<wire_t<R> (*)(wire_param_t<Ps>...)>(fn);
+}
+template <typename R, typename... Ps>
+auto wire_function(R (*fn)(Ps..., ...)) {
+  return reinterpret_cast<wire_t<R> (*)(wire_param_t<Ps>..., ...)>(fn);
+}
+
+// Storage for one parameter during a call: the parsed input, or the out-parameter's value (of a wire type).
 template <typename P>
 using slot_t = std::conditional_t<is_out_param<P>(), pointee_t<P>, P>;
 
@@ -99,12 +126,11 @@ bool parse_input(PyObject* name, Py_ssize_t index, PyObject* arg, P* out) {
     *out = static_cast<P>(value);
     return true;
   } else {
-    static_assert(std::is_integral_v<P> || std::is_enum_v<P>, "parameter type needs a hand-written binding");
+    static_assert(std::is_integral_v<P>, "parameter type needs a hand-written binding");
     IndexRef integer(arg);
     if (integer.get() == nullptr) return type_error(name, index, "int", arg);
     arg = integer.get();
-    using Int = std::conditional_t<std::is_enum_v<P>, std::underlying_type<P>, std::common_type<P>>;
-    using I = typename Int::type;
+    using I = P;
     if constexpr (std::is_unsigned_v<I>) {
       // Like pyACL's "k"/"I" formats: wraps instead of failing, so -1 passed as a size_t index works.
       const unsigned long long value = PyLong_AsUnsignedLongLongMask(arg);
@@ -134,8 +160,6 @@ PyObject* to_python(const T& value) {
     return PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(value)));
   } else if constexpr (std::is_floating_point_v<T>) {
     return PyFloat_FromDouble(static_cast<double>(value));
-  } else if constexpr (std::is_enum_v<T>) {
-    return PyLong_FromLongLong(static_cast<long long>(value));
   } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
     return PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(value));
   } else if constexpr (std::is_integral_v<T>) {
@@ -203,11 +227,9 @@ using params_where = typename select_params<std::index_sequence_for<Ps...>, Want
 
 enum class Gil { Keep, Release };
 
-template <auto Fn, Gil gil = Gil::Keep>
-struct Binding;
-
-template <typename R, typename... Ps, R (*Fn)(Ps...), Gil gil>
-struct Binding<Fn, gil> {
+// The binding of Fn seen through its wire types R(Ps...) (see wire_t).
+template <auto Fn, Gil gil, typename R, typename... Ps>
+struct WireBinding {
   using Slots = std::tuple<slot_t<Ps>...>;
   using Inputs = params_where<false, Ps...>;
   using Outs = params_where<true, Ps...>;
@@ -234,7 +256,7 @@ struct Binding<Fn, gil> {
   static R invoke(Slots& slots, std::index_sequence<Is...>) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // old samples still call deprecated functions
-    return Fn(argument<Is>(slots)...);
+    return wire_function(Fn)(argument<Is>(slots)...);
 #pragma GCC diagnostic pop
   }
 
@@ -273,6 +295,16 @@ struct Binding<Fn, gil> {
       return pack_result<R>(&result, slots, Outs{});
     }
   }
+};
+
+template <auto Fn, Gil gil = Gil::Keep>
+struct Binding;
+
+template <typename R, typename... Ps, R (*Fn)(Ps...), Gil gil>
+struct Binding<Fn, gil> : WireBinding<Fn, gil, wire_t<R>, wire_param_t<Ps>...> {
+  static_assert(int_sized_enum<R>() && (int_sized_enum<std::remove_cv_t<pointee_t<Ps>>>() && ...) &&
+                    (int_sized_enum<Ps>() && ...),
+                "an enum that is not int-sized cannot travel as int32_t");
 };
 
 }  // namespace ascendsim::python

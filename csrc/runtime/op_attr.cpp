@@ -17,9 +17,16 @@ HandleRegistry<aclopAttr>& op_attrs() {
   return *registry;
 }
 
+int64_t as_int(bool v) { return v; }
+int64_t as_int(int64_t v) { return v; }
+int64_t as_int(DataTypeValue v) { return v.raw; }
+
 template <typename T>
 std::vector<int64_t> as_ints(const std::vector<T>& values) {
-  return std::vector<int64_t>(values.begin(), values.end());
+  std::vector<int64_t> ints;
+  ints.reserve(values.size());
+  for (const T& v : values) ints.push_back(as_int(v));
+  return ints;
 }
 
 }  // namespace
@@ -29,9 +36,9 @@ AttrValue to_kernel_value(const OpAttrValue& value) {
   std::visit(
       [&out](const auto& v) {
         using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, int64_t> || std::is_same_v<V, aclDataType>) {
+        if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, int64_t> || std::is_same_v<V, DataTypeValue>) {
           out.type = AttrValue::Type::Int;
-          out.i = static_cast<int64_t>(v);
+          out.i = as_int(v);
         } else if constexpr (std::is_same_v<V, float>) {
           out.type = AttrValue::Type::Float;
           out.f = v;

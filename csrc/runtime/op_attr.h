@@ -8,6 +8,7 @@
 //   ListFloat -> Floats · ListString -> Strings · ListListInt -> IntLists
 // Live attribute objects are kept in a registry, so a destroyed or foreign handle is refused, not followed.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,9 +21,15 @@
 
 namespace ascendsim {
 
+// A data type as the int the caller passed (any int, as CANN keeps it; core/enum_value.h says why not an enum).
+struct DataTypeValue {
+  int32_t raw;
+};
+
 // One value per setter: the alternative says which aclopSetAttr* set it.
-using OpAttrValue = std::variant<bool, int64_t, float, std::string, aclDataType, std::vector<bool>, std::vector<int64_t>,
-                                 std::vector<float>, std::vector<std::string>, std::vector<aclDataType>,
+using OpAttrValue = std::variant<bool, int64_t, float, std::string, DataTypeValue, std::vector<bool>,
+                                 std::vector<int64_t>, std::vector<float>, std::vector<std::string>,
+                                 std::vector<DataTypeValue>,
                                  std::vector<std::vector<int64_t>>>;
 
 // The kernels' decoded form of one value (the mapping in the header comment).

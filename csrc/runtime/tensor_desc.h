@@ -46,14 +46,6 @@ struct TensorDescData {
   int32_t placement = ACL_MEMTYPE_DEVICE;  // an aclMemType
 };
 
-// Whether a stored dtype / format / placement is a value of its C++ enum, so that it may be converted to it
-// (the lowest and highest enumerators of acl_base.h; core/enum_value.h).
-inline bool data_type_in_range(int32_t v) { return in_enum_range(v, ACL_DT_UNDEFINED, ACL_COMPLEX32); }
-inline bool format_in_range(int32_t v) { return in_enum_range(v, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NCL); }
-inline bool mem_type_in_range(int32_t v) {
-  return in_enum_range(v, ACL_MEMTYPE_DEVICE, ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT);
-}
-
 // aclDataTypeSize of any int: 0 for ACL_STRING and ACL_DT_UNDEFINED, 8 for an unknown value (as CANN's
 // default case).
 size_t data_type_size(int32_t dtype);

@@ -58,6 +58,13 @@ CHECKS = [
     ("Transpose", [F, np.array([1, 0], np.int64)], [Out(np.float32, [3, 2])], {}, c.ACL_ERROR_OP_INPUT_NOT_MATCH,
      "aclSetTensorConst"),
     ("Cast", [F], [Out(np.int32, [2, 3])], {}, c.ACL_ERROR_OP_ATTR_NOT_MATCH, "dst_type"),
+    # ints an aclDataType cannot hold are refused, never cast to the enum (2^32 + 1 truncated was FLOAT16)
+    ("Cast", [F], [Out(np.float16, [2, 3])], {"dst_type": (1 << 32) + 1}, c.ACL_ERROR_OP_ATTR_NOT_MATCH,
+     "dst_type 4294967297"),
+    ("Cast", [F], [Out(np.float16, [2, 3])], {"dst_type": ("dtype", 3072)}, c.ACL_ERROR_OP_ATTR_NOT_MATCH,
+     "dst_type 3072"),
+    ("ArgMaxD", [F], [Out(np.int64, [2])], {"dimension": 1, "dtype": ("dtype", (1 << 31) - 1)},
+     c.ACL_ERROR_OP_ATTR_NOT_MATCH, "dtype 2147483647"),
     ("SoftmaxV2", [F], [Out(np.float32, [2, 3])], {"axes": [5]}, c.ACL_ERROR_OP_ATTR_NOT_MATCH, "out of range"),
     ("MaxPool", [np.ones((1, 1, 4, 4), np.float32)], [Out(np.float32, [1, 1, 2, 2])],
      {"ksize": [1, 1, 2, 2], "strides": [1, 1, 2, 2], "padding": "VALID", "data_format": "NHWC"},
