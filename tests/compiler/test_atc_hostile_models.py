@@ -82,3 +82,33 @@ def test_contradicting_model_is_a_compile_error(name: str) -> None:
 
 def test_negative_gather_index_in_range_still_compiles() -> None:
     ascendsim.compile(single_op("Gather", [("f", (4, 6)), i64(-4, 3)]), None, soc_version="Ascend910B1")
+
+
+
+def declared_output(model: onnx.ModelProto, dims: list[int | str | None]) -> onnx.ModelProto:
+    out = model.graph.output[0]
+    out.CopyFrom(onnx.helper.make_tensor_value_info(out.name, onnx.TensorProto.FLOAT, dims))
+    return model
+
+
+def test_declared_output_shape_contradicting_inference_compiles_as_inferred_with_a_warning() -> None:
+    """Issue 13, item 7: a graph output declared [3, 2], [] or of another rank that the node makes [2, 3]
+    compiles as made, with a warning naming the node, as onnxruntime runs such (published) models."""
+    for dims, shown in (([3, 2], "[3, 2]"), ([2, 3, 1], "[2, 3, 1]"), ([], "[]")):
+        model = declared_output(single_op("Add", [("f", (2, 3)), ("f", (2, 3))]), dims)
+        with pytest.warns(UserWarning) as caught:
+            result = ascendsim.compile(model, None, soc_version="Ascend910B1")
+        message = str(caught[0].message)
+        assert "node 'the_Add' (Add)" in message and f"declared with shape {shown}" in message, message
+        assert "produces [2, 3]" in message, message
+        assert [list(v.shape) for v in result.graph.outputs] == [[2, 3]]
+
+
+def test_declared_output_shapes_that_agree_compile_silently(recwarn: pytest.WarningsRecorder) -> None:
+    # unknown and symbolic dims agree with anything; overridden inputs leave the declared shapes stale, as
+    # ATC's --input_shape does (a batch of 4 for a model exported with 1)
+    ascendsim.compile(declared_output(single_op("Add", [("f", (2, 3)), ("f", (2, 3))]), ["N", None]), None,
+                      soc_version="Ascend910B1")
+    stale = declared_output(single_op("Relu", [("f", ("N", 3))]), [1, 3])
+    ascendsim.compile(stale, None, soc_version="Ascend910B1", input_shape="in0:4,3")
+    assert not [w for w in recwarn if "declared with shape" in str(w.message)]

@@ -13,6 +13,7 @@ CompileError naming the node, the op and what is supported.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
@@ -143,6 +144,8 @@ class _Importer:
             if out.name not in self.graph.values:
                 raise CompileError(f"graph output {out.name!r} is not produced by any node")
             self.graph.outputs.append(self.graph.values[out.name])
+            if not input_shapes:  # (overridden inputs leave the model's declared output shapes behind)
+                _check_declared_output(out, self.graph.values[out.name])
         self._cleanup()
         return self.graph
 
@@ -252,6 +255,25 @@ class _Importer:
         for value in list(self.graph.constants()):
             if not value.consumers and id(value) not in graph_outputs:
                 del self.graph.values[value.name]
+
+
+def _check_declared_output(declared: onnx.ValueInfoProto, value: Value) -> None:
+    """A graph output whose declared shape contradicts the inferred one, where both are concrete, is compiled
+    as inferred with a warning naming the node, as onnxruntime runs it ("Expected shape from model ... does
+    not match actual shape"): published models carry stale declarations (a hand-written [], a size from
+    another input resolution) and work everywhere else, so refusing them would stop real programs."""
+    tt = declared.type.tensor_type
+    if not declared.type.HasField("tensor_type") or not tt.HasField("shape") or not value.is_static:
+        return
+    dims = tt.shape.dim
+    inferred = list(value.shape)  # type: ignore[arg-type]
+    contradicts = len(dims) != len(inferred) or any(
+        d.HasField("dim_value") and d.dim_value != got for d, got in zip(dims, inferred))
+    if contradicts and value.producer is not None:
+        shown = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in dims]
+        warnings.warn(f"node {value.producer.name!r} ({value.producer.op_type}): output {value.name!r} is "
+                      f"declared with shape {shown}, but the node produces {inferred}; compiled as produced",
+                      stacklevel=2)
 
 
 def _dims(name: str, tt: onnx.TypeProto.Tensor) -> tuple[Dim, ...]:
