@@ -59,7 +59,16 @@ aclError aclrtSynchronizeDevice(void) {
   ASCENDSIM_PROFILE_API();
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(__func__, &context)) return ret;
-  return context->device()->synchronize();
+  Stream::Failure failure;
+  const aclError ret = context->device()->synchronize(-1, &failure);
+  if (ret == ACL_SUCCESS) return ACL_SUCCESS;
+  if (failure.task != 0)
+    fail(ret, "%s: device %d: task %llu of one of its streams failed with error %d", __func__, context->device_id(),
+         static_cast<unsigned long long>(failure.task), ret);
+  else
+    fail(ret, "%s: device %d: one of its streams failed with error %d", __func__, context->device_id(), ret);
+  if (!failure.message.empty()) add_error_context("%s", failure.message.c_str());
+  return ret;
 }
 
 aclError aclrtSetTsDevice(aclrtTsId tsId) {

@@ -1,10 +1,12 @@
 // Events: creation (in the current context) with flags, record / reset / wait tasks on streams, host-side
 // query and synchronize, elapsed time. The state machine is runtime/event.cpp.
+#include <cstdio>
 #include <new>
 
 #include "acl/acl.h"
 #include "api/sync_timeout.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "runtime/event.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
@@ -49,6 +51,11 @@ aclError find_event_and_stream(aclrtEvent event_handle, aclrtStream stream_handl
 aclError synchronize(aclrtEvent handle, int32_t timeout, const char* api) {
   std::shared_ptr<Event> event;
   if (aclError ret = find_event(handle, "event", api, &event)) return ret;
+  if (fault::Hit hit = fault::check(fault::Site::kEventSync)) {
+    char what[80];
+    std::snprintf(what, sizeof what, "event %p did not complete within %d ms", handle, timeout);
+    return fault::report(hit, api, what);
+  }
   const aclError ret = event->synchronize(timeout);  // no lock held while waiting
   if (ret == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
     return fail(ret, "%s: event %p did not complete within %d ms", api, handle, timeout);

@@ -7,6 +7,7 @@
 // model's own stream and waits for it. The user's buffers are bound at the call (zero copy): the kernels
 // read the input buffers and write the output buffers directly, so an async caller must keep them alive and
 // unchanged until the stream reaches the task, as on the device.
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -17,6 +18,7 @@
 #include "api/sync_timeout.h"
 #include "core/enum_value.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "model/dataset.h"
 #include "model/loaded_model.h"
 #include "model/model_desc.h"
@@ -281,11 +283,20 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
   return ACL_SUCCESS;
 }
 
+// A model_execute rule chose this execution to fail: the model does not run, its outputs are left as they were.
+aclError report_execute_fault(const fault::Hit& hit, uint32_t model_id, const char* api) {
+  char what[64];
+  std::snprintf(what, sizeof what, "model %u failed on the device", model_id);
+  return fault::report(hit, api, what);
+}
+
 aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output,
                       const aclmdlExecConfigHandle* config, const char* api) {
   thread_local Request req;  // reused: its vectors keep their capacity
   aclError ret = prepare(model_id, input, output, api, &req);
   if (ret == ACL_SUCCESS) ret = apply_exec_config(config, api, &req);
+  if (ret == ACL_SUCCESS)
+    if (const fault::Hit hit = fault::check(fault::Site::kModelExecute)) ret = report_execute_fault(hit, model_id, api);
   if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
   req.model.reset();  // do not keep an unloaded model alive
   if (ret == ACL_SUCCESS && req.input_descs) reset_output_descs(output, api);
@@ -302,9 +313,11 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
     return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model %u was loaded on device %d, the stream belongs to device %d",
                 api, model_id, req->model->device()->id(), stream->device_id());
   if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
-  // One task: the whole model (sink mode).
+  // One task: the whole model (sink mode). An injected failure is the task's, reported by the synchronize.
+  const fault::Hit injected = fault::check(fault::Site::kModelExecute);
   const aclError ret = stream->enqueue(
-      [req, api]() {
+      [req, api, injected, model_id]() {
+        if (injected) return report_execute_fault(injected, model_id, api);
         return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
       },
       nullptr, prof::TaskLabel{"ModelExecute", {"model", model_id}, {}});

@@ -1,11 +1,13 @@
 // AscendCL memory allocation: device memory (aclrtMalloc family, aclrtFree, aclrtMemFlush/Invalidate,
 // aclrtGetMemInfo) and host memory (aclrtMallocHost/FreeHost). Device memory comes from the current
 // context's device (DeviceMemory); host memory from the HostMemory registry.
+#include <algorithm>
 #include <cstdint>
 
 #include "acl/acl_rt.h"
 #include "api/memory_checks.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "core/log.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -38,6 +40,8 @@ aclError malloc_device(void** devPtr, size_t size, aclrtMemMallocPolicy policy, 
         static_cast<unsigned>(policy));
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(api, &context)) return ret;
+  if (fault::Hit hit = fault::check(fault::Site::kMalloc))
+    return fault::report(hit, api, "out of device memory: nothing was allocated");
   const size_t aligned = (size + append - 1) / kDataAlign * kDataAlign;
   void* p = context->device()->memory().allocate(aligned, 0, size, api);
   if (p == nullptr) return ACL_ERROR_RT_MEMORY_ALLOCATION;  // the allocator recorded the message
@@ -131,9 +135,10 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   if (aclError ret = require_current_context(__func__, &context)) return ret;
   // One kind of memory per emulated device: every attribute reports it. Memory cached by the allocator
   // but not allocated counts as free: it is handed out again (or released) on demand.
+  // A device capped by fault injection (memory_cap) reports the cap as its total.
   const MemoryStats stats = context->device()->memory().stats();
-  *total = stats.capacity_bytes;
-  *free = stats.capacity_bytes - stats.allocated_bytes;
+  *total = std::min(stats.capacity_bytes, fault::memory_cap(context->device_id()));
+  *free = *total - std::min(*total, stats.allocated_bytes);
   return ACL_SUCCESS;
 }
 

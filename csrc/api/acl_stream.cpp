@@ -1,6 +1,7 @@
 // Streams: creation in the current context, destruction (draining or forced), synchronization, query, the
 // failure mode, the overflow switch, and the config handle of aclrtCreateStreamV2. The engine itself is
 // runtime/stream.cpp; events and aclrtStreamWaitEvent are in acl_event.cpp.
+#include <cstdio>
 #include <mutex>
 #include <new>
 #include <unordered_set>
@@ -9,6 +10,7 @@
 #include "api/sync_timeout.h"
 #include "core/enum_value.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "runtime/context.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
@@ -85,6 +87,12 @@ aclError report_failure(const char* api, aclrtStream handle, const Stream& strea
 aclError ascendsim::synchronize_stream(aclrtStream handle, int32_t timeout, const char* api) {
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(handle, api, &stream)) return ret;
+  if (fault::Hit hit = fault::check(fault::Site::kStreamSync)) {
+    char what[96];
+    std::snprintf(what, sizeof what, "stream %p (id %u) still has tasks running after %d ms", handle, stream->id(),
+                  timeout);
+    return fault::report(hit, api, what);
+  }
   Stream::Failure failure;
   const aclError ret = stream->synchronize(timeout, &failure);  // no lock held while waiting
   if (ret == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)

@@ -33,6 +33,12 @@
 // mapping is retried once. If it still fails the request fails with ACL_ERROR_RT_MEMORY_ALLOCATION and a
 // message with the requested, allocated, reserved and free bytes and the largest free block.
 //
+// Injected faults (core/fault_injection.h). Under a memory_cap rule's cap (passed in by DeviceMemory, SIZE_MAX:
+// none) a request fails at once if the live allocations and it would exceed the cap, and mapping a segment
+// past the cap fails like mapping one past the end of the device, so the out-of-memory path above
+// (synchronize, release cached segments, retry) runs as it would on a smaller device. Segments reserved
+// before the cap stay usable, within it. The out-of-memory message names the rule.
+//
 // Bookkeeping. Every block is also in an address-ordered set, so the block containing any address is one
 // upper_bound away (O(log n)): that validates frees (exact start of a live allocation), interior pointers
 // of copies, and names what a bad pointer is (interior, freed, never allocated). Block structs and set
@@ -47,6 +53,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "core/live_objects.h"
 
 namespace ascendsim {
@@ -85,13 +92,14 @@ CachingAllocator::~CachingAllocator() {
   large_.blocks.clear();
 }
 
-void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api) {
+void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api, size_t cap) {
   if (usable_size == 0 || usable_size > size) usable_size = size;
   const size_t capacity = range_->capacity();
   const size_t rounded = size <= capacity ? round_up(size, kMinBlockSize) : size;
   // Larger than the whole device: fail at once instead of flushing the cache for nothing.
   if (size == 0 || size > capacity || round_up(rounded, kRoundLarge) > capacity) {
     std::lock_guard<std::mutex> lock(mutex_);
+    cap_ = cap;
     flush_deferred();
     ++stats_.oom_count;
     oom_message(size, rounded, api);
@@ -99,6 +107,13 @@ void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_si
   }
 
   std::unique_lock<std::mutex> lock(mutex_);
+  cap_ = cap;
+  if (cap != SIZE_MAX && stats_.allocated_bytes + rounded > cap) {  // over an injected cap: as a full device
+    flush_deferred();
+    ++stats_.oom_count;
+    oom_message(size, rounded, api);
+    return nullptr;
+  }
   Pool& pool = rounded <= kSmallSize ? small_ : large_;
   Block* block = take_deferred(pool, stream, rounded);
   if (block == nullptr) {
@@ -302,6 +317,7 @@ CachingAllocator::Block* CachingAllocator::grow(Pool& pool, uintptr_t stream, si
 }
 
 CachingAllocator::Block* CachingAllocator::map_segment(Pool& pool, uintptr_t stream, size_t segment_size) {
+  if (cap_ != SIZE_MAX && range_->mapped_bytes() + segment_size > cap_) return nullptr;  // an injected cap
   void* memory = range_->map(segment_size);
   if (memory == nullptr) return nullptr;
   Block* block = block_structs_.create(
@@ -393,21 +409,26 @@ size_t CachingAllocator::largest_free_block() const {
 
 void CachingAllocator::oom_message(size_t size, size_t rounded, const char* api) const {
   const MemoryStats& s = stats_;
-  const size_t capacity = range_->capacity();
-  const size_t free_bytes = capacity - s.allocated_bytes;
+  const char* cap_rule = "?";
+  const size_t cap = cap_ == SIZE_MAX ? SIZE_MAX : fault::memory_cap(device_id_, &cap_rule);
+  const size_t capacity = std::min(range_->capacity(), cap);
+  const size_t free_bytes = capacity - std::min(capacity, s.allocated_bytes);
+  const std::string capped = cap == SIZE_MAX ? ""
+                                             : " The device memory is capped at " + format_bytes(cap) +
+                                                   " (injected fault: rule '" + cap_rule + "').";
   const size_t cached = s.reserved_bytes - s.allocated_bytes;
   fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
        "%s: device %d out of memory: tried to allocate %s (%zu bytes, a block of %zu bytes). "
        "Device capacity %s: %s allocated by live allocations (%s requested), %s reserved in segments "
-       "(%s of it cached but unallocated), %s free; largest free block %s.%s%s",
+       "(%s of it cached but unallocated), %s free; largest free block %s.%s%s%s",
        api, device_id_, format_bytes(size).c_str(), size, rounded,
        format_bytes(capacity).c_str(), format_bytes(s.allocated_bytes).c_str(),
        format_bytes(s.requested_bytes).c_str(), format_bytes(s.reserved_bytes).c_str(), format_bytes(cached).c_str(),
-       format_bytes(free_bytes).c_str(), format_bytes(largest_free_block()).c_str(),
+       format_bytes(free_bytes).c_str(), format_bytes(std::min(largest_free_block(), free_bytes)).c_str(),
        free_bytes >= size ? " Enough memory is free but not in one piece (fragmentation): free long-lived "
                             "allocations or allocate large buffers first."
                           : "",
-       range_->error().empty() ? "" : (" Address range unavailable: " + range_->error()).c_str());
+       range_->error().empty() ? "" : (" Address range unavailable: " + range_->error()).c_str(), capped.c_str());
 }
 
 }  // namespace ascendsim

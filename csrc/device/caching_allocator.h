@@ -33,7 +33,8 @@ class CachingAllocator {
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
   // See DeviceMemory::allocate / release / find / describe.
-  void* allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api);
+  // `cap`: the device memory cap of an injected memory_cap fault (SIZE_MAX: none).
+  void* allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api, size_t cap = SIZE_MAX);
   aclError release(void* ptr, const char* api);
   bool find(const void* p, Allocation* out) const;
   std::string describe(const void* p) const;
@@ -117,6 +118,7 @@ class CachingAllocator {
   std::array<uintptr_t, 1024> freed_ring_{};
   size_t freed_ring_next_ = 0;
   MemoryStats stats_{};
+  size_t cap_ = SIZE_MAX;  // the cap of the allocation in progress (see allocate)
 };
 
 }  // namespace ascendsim

@@ -2,6 +2,7 @@
 // allocator that carves it, and forwards to them (see address_range.h and caching_allocator.cpp).
 #include "device/device_memory.h"
 
+#include "core/fault_injection.h"
 #include "device/address_range.h"
 #include "device/caching_allocator.h"
 #include "runtime/profiler.h"
@@ -22,7 +23,12 @@ DeviceMemory::DeviceMemory(int device_id, size_t capacity_bytes, std::function<v
 DeviceMemory::~DeviceMemory() = default;
 
 void* DeviceMemory::allocate(size_t size, uintptr_t stream, size_t usable_size, const char* api) {
-  void* p = impl_->allocator.allocate(size, stream, usable_size, api);
+  size_t cap = SIZE_MAX;
+  if (fault::armed()) {  // memory_cap rules count the allocation, then may cap the device
+    fault::count_call(fault::Site::kMemoryCap, impl_->device_id);
+    cap = fault::memory_cap(impl_->device_id);
+  }
+  void* p = impl_->allocator.allocate(size, stream, usable_size, api, cap);
   if (prof::on(prof::kTaskTime)) sample();
   return p;
 }

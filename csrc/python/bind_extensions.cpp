@@ -1,5 +1,5 @@
-// ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports, memory snapshots
-// and the kernel variant, for Python.
+// ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports, memory snapshots,
+// the kernel variant and fault injection, for Python.
 #include <string>
 
 #include "ascendsim/ascendsim_ext.h"
@@ -73,6 +73,8 @@ void bind_extensions(PyObject* module) {
   bind<&ascendsimEmptyCache, Gil::Release>(module, "ascendsimEmptyCache");
   bind<&ascendsimGetKernelVariant>(module, "ascendsimGetKernelVariant");
   bind<&ascendsimGetKernelVariants>(module, "ascendsimGetKernelVariants");
+  bind<&ascendsimInjectFaults>(module, "ascendsimInjectFaults");
+  bind<&ascendsimClearFaults>(module, "ascendsimClearFaults");
 }
 
 }  // namespace ascendsim::python

@@ -60,12 +60,15 @@ void Device::release_resources(const char* api) {
   memory_.release_all(api);
 }
 
-aclError Device::synchronize(int32_t timeout_ms) {
+aclError Device::synchronize(int32_t timeout_ms, Stream::Failure* failure) {
   aclError first_failure = ACL_SUCCESS;
   for (auto& stream : Runtime::instance().streams.snapshot()) {
     if (stream->device_id() != id_) continue;
-    const aclError ret = stream->synchronize(timeout_ms);
-    if (first_failure == ACL_SUCCESS) first_failure = ret;
+    Stream::Failure this_one;
+    const aclError ret = stream->synchronize(timeout_ms, &this_one);
+    if (first_failure != ACL_SUCCESS || ret == ACL_SUCCESS) continue;
+    first_failure = ret;
+    if (failure != nullptr) *failure = std::move(this_one);
   }
   return first_failure;
 }

@@ -7,6 +7,7 @@
 
 #include "acl/acl_rt.h"
 #include "device/device_memory.h"
+#include "runtime/stream.h"
 
 namespace ascendsim {
 
@@ -26,8 +27,9 @@ class Device {
   // aclFinalize: drops every reference and releases the device's resources.
   void release_all(const char* api);
 
-  // Waits for every stream of every context on this device; returns the first task failure.
-  aclError synchronize(int32_t timeout_ms = -1);
+  // Waits for every stream of every context on this device; returns the first task failure (and, if
+  // `failure`, what its stream said about it).
+  aclError synchronize(int32_t timeout_ms = -1, Stream::Failure* failure = nullptr);
 
   std::atomic<int> sat_mode{ACL_RT_OVERFLOW_MODE_SATURATION};
 

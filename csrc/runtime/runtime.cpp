@@ -1,11 +1,12 @@
 #include "runtime/runtime.h"
 
-#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "core/byte_size.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "core/json.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
@@ -21,25 +22,6 @@ constexpr int kDefaultDeviceCount = 8;
 constexpr size_t kDefaultDeviceMemory = size_t{32} << 30;
 constexpr const char* kDefaultSocName = "Ascend910B1";
 
-// "32G", "512M", "1048576": a byte count with an optional K/M/G/T suffix (powers of 1024); 0 if malformed.
-size_t parse_bytes(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text) return 0;
-  int shift = 0;
-  switch (*end) {
-    case 'k': case 'K': shift = 10; ++end; break;
-    case 'm': case 'M': shift = 20; ++end; break;
-    case 'g': case 'G': shift = 30; ++end; break;
-    case 't': case 'T': shift = 40; ++end; break;
-    default: break;
-  }
-  if (*end == 'B' || *end == 'b') ++end;
-  if (*end != '\0' || value > (~0ull >> shift)) return 0;
-  return static_cast<size_t>(value << shift);
-}
-
 int env_device_count() {
   const char* text = std::getenv("ASCENDSIM_DEVICE_COUNT");
   if (text == nullptr) return kDefaultDeviceCount;
@@ -49,7 +31,7 @@ int env_device_count() {
 
 size_t env_device_memory() {
   const char* text = std::getenv("ASCENDSIM_DEVICE_MEMORY");
-  const size_t bytes = text != nullptr ? parse_bytes(text) : 0;
+  const size_t bytes = text != nullptr ? parse_byte_size(text) : 0;
   return bytes != 0 ? bytes : kDefaultDeviceMemory;
 }
 
@@ -88,6 +70,11 @@ aclError Runtime::init(const char* config_path) {
       return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" is not valid JSON: %s", config_path, error.c_str());
     if (!content.empty() && config.kind != JsonValue::Kind::Object)
       return fail(ACL_ERROR_PARSE_FILE, "aclInit: config file \"%s\" must hold a JSON object", config_path);
+  }
+  // ASCENDSIM_FAULTS is read by the first aclInit that accepts it (docs/fault-injection.md).
+  if (!faults_read_) {
+    if (aclError ret = fault::add_rules(std::getenv("ASCENDSIM_FAULTS"), "aclInit: ASCENDSIM_FAULTS")) return ret;
+    faults_read_ = true;
   }
   if (aclError ret = prof::configure_at_init(&config)) return ret;
   initialized_.store(true, std::memory_order_release);

@@ -51,6 +51,7 @@ class Runtime {
   Runtime();
   std::atomic<bool> initialized_{false};
   bool ever_finalized_ = false;
+  bool faults_read_ = false;  // ASCENDSIM_FAULTS installed (once per process)
   std::mutex mutex_;
   int device_count_;
   size_t device_capacity_;

@@ -24,6 +24,10 @@
 // rid of it). A discarded task's on_discard hook runs so that events and callbacks waiting on it are
 // released. The exception-info callback, if set, is called on the worker thread for each failure.
 //
+// Injected faults: a stream_task rule (core/fault_injection.h) picks tasks by launch order at enqueue; the
+// chosen task runs as usual (what it leaves behind is as undefined as after a real AI Core exception) and then
+// fails with the rule's code, so events and callbacks waiting on it are released as for any finished task.
+//
 // Teardown: close(false) drains, close(true) discards and interrupts a blocked task. Tasks that block
 // (event waits, blocking callbacks) wait through wait_in_task, which registers the mutex and condition
 // variable they sleep on so that close can wake them.
@@ -33,6 +37,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <limits>
@@ -41,6 +46,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "core/spin.h"
 #include "runtime/context.h"
 #include "runtime/exception_info.h"
@@ -75,6 +81,7 @@ struct Stream::Impl {
     uint64_t seq = 0;
     uint32_t tid = 0;  // the launching host thread, for the exception info
     prof::TaskLabel label;
+    fault::Hit injected;  // a stream_task rule chose this task to fail (core/fault_injection.h)
   };
 
   uint32_t stream_id = 0;
@@ -178,6 +185,11 @@ void Stream::Impl::execute(Entry* entry) {
     code = fail(ACL_ERROR_RT_INTERNAL_ERROR, "task %llu on stream %u threw: %s", seq, stream_id, e.what());
   } catch (...) {
     code = fail(ACL_ERROR_RT_INTERNAL_ERROR, "task %llu on stream %u threw an exception", seq, stream_id);
+  }
+  if (code == ACL_SUCCESS && entry->injected) {
+    char what[64];
+    std::snprintf(what, sizeof what, "task %llu on stream %u", seq, stream_id);
+    code = fault::report(entry->injected, "AI Core exception", what);
   }
   if (code != ACL_SUCCESS) record_failure(*entry, code);
 }
@@ -295,7 +307,8 @@ aclError Stream::enqueue(Task task, Discard on_discard, prof::TaskLabel label) {
     return fail(refused, "stream %u: no thread could be started to run the stream: the task was not queued", id_);
   }
   const uint64_t seq = s.submitted.load(std::memory_order_relaxed) + 1;
-  s.queue.push_back(Impl::Entry{std::move(task), std::move(on_discard), seq, tid, label});
+  s.queue.push_back(Impl::Entry{std::move(task), std::move(on_discard), seq, tid, label,
+                                fault::check(fault::Site::kStreamTask)});
   s.submitted.store(seq, std::memory_order_release);
   const bool wake = s.sleeping;
   lock.unlock();

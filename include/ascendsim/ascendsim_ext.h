@@ -96,6 +96,18 @@ typedef struct ascendsimOpCacheStats {
 
 ACL_FUNC_VISIBILITY aclError ascendsimGetOpCacheStats(ascendsimOpCacheStats *stats);
 
+/*
+ * Fault injection (docs/fault-injection.md): make chosen calls fail with chosen codes, to test a program's error
+ * paths. `spec` is rules separated by ';', each "site[:key=value,...]" with the sites aclrtMalloc, stream_task,
+ * stream_sync, event_sync, model_execute (keys nth, count, code) and memory_cap (keys nth, bytes, device), the
+ * grammar of the ASCENDSIM_FAULTS environment variable that aclInit reads. The rules are added to those already
+ * installed; a malformed spec installs nothing and returns ACL_ERROR_INVALID_PARAM with a message naming the
+ * rule. ascendsimClearFaults removes every rule and device memory cap. Each injected failure records an
+ * aclGetRecentErrMsg() text that quotes its rule.
+ */
+ACL_FUNC_VISIBILITY aclError ascendsimInjectFaults(const char *spec);
+ACL_FUNC_VISIBILITY aclError ascendsimClearFaults(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,14 +10,16 @@ from pathlib import Path
 
 from . import _core
 from .cpu import kernel_variant, kernel_variants, model_kernels
+from .faults import clear_faults, inject_fault, inject_faults, injected_faults
 from .leaks import format_leak_report, leak_report
 from .memory_snapshot import format_memory_snapshot, memory_snapshot, save_memory_snapshot
 from .profiling import load_trace, profile_summary
 
 __all__ = [
-    "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include", "get_library_dir",
-    "kernel_variant", "kernel_variants", "leak_report", "load_trace", "memory_snapshot", "memory_stats", "model_kernels",
-    "op_cache_stats", "profile_summary", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
+    "clear_faults", "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include",
+    "get_library_dir", "inject_fault", "inject_faults", "injected_faults", "kernel_variant", "kernel_variants",
+    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "model_kernels", "op_cache_stats",
+    "profile_summary", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
 ]
 
 
