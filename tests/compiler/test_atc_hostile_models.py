@@ -35,6 +35,13 @@ CASES = {
                               ["node 'the_Pad' (Pad)", "axes value 3 is out of range"]),
     "pad_axes_pads_mismatch": (single_op("Pad", [("f", (4, 6)), i64(1, 1, 1), None, i64(0)], opset=18, out_rank=2),
                                ["node 'the_Pad' (Pad)", "pads has 3 values; 1 axes need 2"]),
+    # found by tests/fuzz/onnx_atc.py: a ValueError (NaN, inf) or TypeError (vectors) out of Range's inference
+    "range_to_nan": (single_op("Range", [np.array(0, np.float32), np.array(np.nan, np.float32),
+                                         np.array(1, np.float32)]),
+                     ["node 'the_Range' (Range)", "start, limit and delta must be finite, got 0.0, nan, 1.0"]),
+    "range_of_vectors": (single_op("Range", [np.array([0, 1], np.float32), np.array(5, np.float32),
+                                             np.array(1, np.float32)], out_rank=1),
+                         ["node 'the_Range' (Range)", "must be scalars, got shapes [[2], [], []]"]),
 }
 CASES["constant_of_shape_2_80"] = (single_op("ConstantOfShape", [i64(1 << 40, 1 << 40)]),
                                    ["node 'the_ConstantOfShape' (ConstantOfShape)", "more than a tensor can hold"])
@@ -68,12 +75,22 @@ CONTRADICTIONS = {
     "gather_constant_index": (single_op("Gather", [("f", (4, 6)), i64(7)]),
                               "indices [7] are out of range for axis 0 of size 4"),
     "tile_to_2_80": (single_op("Tile", [("f", (2, 2)), i64(1 << 40, 1 << 40)]), "more than a tensor can hold"),
+    # found by tests/fuzz/onnx_atc.py: compiled, then "no kernel for this node" at load
+    "conv_transpose_bias_length": (single_op("ConvTranspose", [("f", (1, 2, 4, 4)), ones(2, 3, 3, 3), ones(5)]),
+                                   "bias of shape [5] must be [3]"),
+    "conv_transpose_channels": (single_op("ConvTranspose", [("f", (1, 4, 4, 4)), ones(2, 3, 3, 3)], out_rank=4),
+                                "input channels 4 != the weight's input channels 2"),
+    "matmul_of_int64": (single_op("MatMul", [("i", (2, 8)), np.ones((8, 4), np.int64)]),
+                        "input 0 ('in0') has dtype INT64; MatMul supports FLOAT and FLOAT16"),
+    "gemm_of_int64": (single_op("Gemm", [("f", (2, 8)), np.ones((8, 4), np.int64)], out_rank=2),
+                      "input 1 ('c1') has dtype INT64; Gemm supports FLOAT and FLOAT16"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CONTRADICTIONS))
 def test_contradicting_model_is_a_compile_error(name: str) -> None:
-    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7)."""
+    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7; the last four were found
+    by the atc fuzzer, tests/fuzz/onnx_atc.py)."""
     model, fragment = CONTRADICTIONS[name]
     with pytest.raises(CompileError) as info:
         ascendsim.compile(model, None, soc_version="Ascend910B1")

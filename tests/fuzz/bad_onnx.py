@@ -260,19 +260,27 @@ def _initializer(b: Builder) -> None:
         b.inputs.append(helper.make_tensor_value_info(tensor.name, TensorProto.FLOAT, [b.rng.choice([1, 5, 9])]))
 
 
+def _array(tensor: onnx.TensorProto) -> np.ndarray:
+    """The initializer's values, or none when an earlier corruption made its data unreadable."""
+    try:
+        return numpy_helper.to_array(tensor)
+    except ValueError:
+        return np.zeros(0, np.int64)
+
+
 def _constant_values(b: Builder) -> None:
     ints = [t for t in b.initializers if t.data_type == TensorProto.INT64]
     floats = [t for t in b.initializers if t.data_type == TensorProto.FLOAT and len(t.dims) <= 1]
     if ints and (b.rng.random() < 0.7 or not floats):
         tensor = b.rng.choice(ints)
-        old = numpy_helper.to_array(tensor)
+        old = _array(tensor)
         pool = INTS if b.rng.random() < 0.6 else [-1, 0, 1, 2, 3, 4, 7, 99]
         new = np.array([b.rng.choice(pool) for _ in range(max(old.size, 1) if b.rng.random() < 0.8
                                                            else b.rng.randint(0, 6))], np.int64)
         tensor.CopyFrom(numpy_helper.from_array(new.reshape(old.shape) if new.size == old.size else new, tensor.name))
     elif floats:
         tensor = b.rng.choice(floats)
-        old = numpy_helper.to_array(tensor)
+        old = _array(tensor)
         new = np.array([b.rng.choice([1e9, -1.0, 0.0, float("nan"), float("inf"), 1e-9, 2.0]) for _ in range(old.size)],
                        np.float32).reshape(old.shape)
         tensor.CopyFrom(numpy_helper.from_array(new, tensor.name))

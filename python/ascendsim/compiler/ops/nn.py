@@ -79,6 +79,24 @@ def window_output(ctx: InferContext, in_shape: Shape, kernel: Sequence[int], cei
     return out
 
 
+CUBE_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the cube kernels take (csrc/kernels/conv*.cpp, matmul.cpp)
+
+
+def _check_cube_operands(ctx: InferContext) -> None:
+    """Conv, ConvTranspose, MatMul and Gemm run on FLOAT or FLOAT16 operands only: another dtype compiled
+    before and then found no kernel at load (issue 13, item 7's kind)."""
+    for index, value in enumerate(ctx.node.inputs):
+        if value is not None and value.dtype is not None and value.dtype not in CUBE_DTYPES:
+            ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; "
+                     f"{ctx.node.op_type} supports FLOAT and FLOAT16")
+
+
+def _check_bias(ctx: InferContext, channels: Dim) -> None:
+    bias = ctx.shape(2)
+    if bias is not None and all(isinstance(d, int) for d in (*bias, channels)) and list(bias) != [channels]:
+        ctx.fail(f"bias of shape {list(bias)} must be [{channels}] (one value per output channel)")
+
+
 def _check_activation(ctx: InferContext) -> None:
     activation = ctx.attr("activation")
     if activation is not None and activation not in ACTIVATIONS:
@@ -88,6 +106,7 @@ def _check_activation(ctx: InferContext) -> None:
 @register("Conv")
 def _conv(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_cube_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
@@ -100,9 +119,7 @@ def _conv(ctx: InferContext) -> list[TensorType]:
     given = ctx.ints_attr("kernel_shape")
     if given is not None and all(isinstance(d, int) for d in w[2:]) and list(given) != list(w[2:]):
         ctx.fail(f"kernel_shape {list(given)} contradicts the weight's spatial dims {list(w[2:])}")
-    bias = ctx.shape(2)
-    if bias is not None and all(isinstance(d, int) for d in (*bias, w[0])) and list(bias) != [w[0]]:
-        ctx.fail(f"bias of shape {list(bias)} must be [{w[0]}] (one value per output channel)")
+    _check_bias(ctx, w[0])
     kernel = given or [int(d) for d in w[2:]]
     return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
 
@@ -110,13 +127,19 @@ def _conv(ctx: InferContext) -> list[TensorType]:
 @register("ConvTranspose")
 def _conv_transpose(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_cube_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
+    if len(x) < 3 or len(w) != len(x):
+        ctx.fail(f"input {x} and weight {w} must have the same rank >= 3")
+    if isinstance(x[1], int) and isinstance(w[0], int) and x[1] != w[0]:
+        ctx.fail(f"input channels {x[1]} != the weight's input channels {w[0]} (weight {w})")
     spatial = len(x) - 2
     group = ctx.int_attr("group", 1)
     kernel = ctx.ints_attr("kernel_shape") or [int(d) for d in w[2:]]
     channels: Dim = w[1] * group if isinstance(w[1], int) else ctx.fresh(0, 1)
+    _check_bias(ctx, channels)
     output_shape = ctx.ints_attr("output_shape")
     if output_shape:
         return [(ctx.dtype(0), (x[0], channels, *output_shape[-spatial:]))]
@@ -139,6 +162,7 @@ def _conv_transpose(ctx: InferContext) -> list[TensorType]:
 @register("Gemm")
 def _gemm(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_cube_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]
@@ -159,6 +183,7 @@ def _gemm(ctx: InferContext) -> list[TensorType]:
 @register("MatMul")
 def _matmul(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_cube_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]

@@ -310,7 +310,11 @@ def _range(ctx: InferContext) -> list[TensorType]:
     bounds = [ctx.const(i) for i in range(3)]
     if any(b is None for b in bounds):
         return [(ctx.dtype(0), (ctx.fresh(0, 0),))]
-    start, limit, delta = (float(b) for b in bounds)  # type: ignore[arg-type]
+    if any(b.size != 1 for b in bounds):  # type: ignore[union-attr]
+        ctx.fail(f"start, limit and delta must be scalars, got shapes {[list(b.shape) for b in bounds]}")  # type: ignore[union-attr]
+    start, limit, delta = (float(b.reshape(-1)[0]) for b in bounds)  # type: ignore[union-attr]
+    if not all(math.isfinite(v) for v in (start, limit, delta)):
+        ctx.fail(f"start, limit and delta must be finite, got {start}, {limit}, {delta}")
     if delta == 0:
         ctx.fail("delta must not be 0")
     return [(ctx.dtype(0), (max(math.ceil((limit - start) / delta), 0),))]
