@@ -35,13 +35,20 @@ CASES = {
                               ["node 'the_Pad' (Pad)", "axes value 3 is out of range"]),
     "pad_axes_pads_mismatch": (single_op("Pad", [("f", (4, 6)), i64(1, 1, 1), None, i64(0)], opset=18, out_rank=2),
                                ["node 'the_Pad' (Pad)", "pads has 3 values; 1 axes need 2"]),
-    # found by tests/fuzz/onnx_atc.py: a ValueError (NaN, inf) or TypeError (vectors) out of Range's inference
+    # found by tests/fuzz/onnx_atc.py: a ValueError, OverflowError (NaN, inf) or TypeError (vectors) out of the
+    # inference of Range and Resize
     "range_to_nan": (single_op("Range", [np.array(0, np.float32), np.array(np.nan, np.float32),
                                          np.array(1, np.float32)]),
                      ["node 'the_Range' (Range)", "start, limit and delta must be finite, got 0.0, nan, 1.0"]),
     "range_of_vectors": (single_op("Range", [np.array([0, 1], np.float32), np.array(5, np.float32),
                                              np.array(1, np.float32)], out_rank=1),
                          ["node 'the_Range' (Range)", "must be scalars, got shapes [[2], [], []]"]),
+    "resize_by_inf": (single_op("Resize", [("f", (1, 1, 4, 4)), np.zeros(0, np.float32),
+                                           np.array([1, 1, np.inf, 1], np.float32)], out_rank=4),
+                      ["node 'the_Resize' (Resize)", "scales [1.0, 1.0, inf, 1.0] must be finite and greater than 0"]),
+    "resize_by_nan": (single_op("Resize", [("f", (1, 1, 4, 4)), np.zeros(0, np.float32),
+                                           np.array([1, 1, np.nan, -2], np.float32)], out_rank=4),
+                      ["node 'the_Resize' (Resize)", "must be finite and greater than 0"]),
 }
 CASES["constant_of_shape_2_80"] = (single_op("ConstantOfShape", [i64(1 << 40, 1 << 40)]),
                                    ["node 'the_ConstantOfShape' (ConstantOfShape)", "more than a tensor can hold"])

@@ -274,6 +274,8 @@ def _resize(ctx: InferContext) -> list[TensorType]:
     if sizes is not None:
         out: list[Dim] = list(sizes)
     elif scales is not None and scales.size == len(x):
+        if not all(math.isfinite(s) and s > 0 for s in scales.tolist()):
+            ctx.fail(f"scales {scales.tolist()} must be finite and greater than 0")
         out = [math.floor(d * float(s)) if isinstance(d, int) else (d if s == 1 else ctx.fresh(0, i))
                for i, (d, s) in enumerate(zip(x, scales.tolist()))]
     else:
