@@ -227,8 +227,9 @@ def _save(save: Path | None, target: Target, label: str, data: bytes, *, status:
 
 
 def fuzz(target: Target, script: Path, *, seed: int, cases: int, save: Path | None, memory_mb: int = 4096,
-         seconds: float = 0.0, progress: bool = False) -> Report:
-    """Runs cases 0..cases-1 of `seed` (or as many as fit in `seconds` when that is > 0)."""
+         seconds: float = 0.0, progress: bool = False, save_codes: frozenset[int] = frozenset()) -> Report:
+    """Runs cases 0..cases-1 of `seed` (or as many as fit in `seconds` when that is > 0). Failing inputs, and
+    inputs refused with one of `save_codes`, are written to `save`."""
     report = Report()
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"fuzz-{target.name}-") as logs:
@@ -247,6 +248,8 @@ def fuzz(target: Target, script: Path, *, seed: int, cases: int, save: Path | No
                     report.accepted += 1
                 elif status == "refused":
                     report.refused[code] += 1
+                    if code in save_codes:
+                        _save(save, target, f"seed{seed}-case{index}", data, status=f"refused{code}", text=text)
                 else:
                     report.failures[status].append(index)
                     _save(save, target, f"seed{seed}-case{index}", data, status=status, text=text)
@@ -279,6 +282,8 @@ def main(target: Target, script: str, argv: Sequence[str] | None = None, *, defa
     parser.add_argument("--cases", type=int, default=default_cases)
     parser.add_argument("--seconds", type=float, default=0.0, help="stop after this long (0: no limit)")
     parser.add_argument("--save", type=Path, help="write each failing input (and what happened) here")
+    parser.add_argument("--save-code", type=int, action="append", default=[],
+                        help="also save the inputs refused with this code (repeatable)")
     parser.add_argument("--replay", type=Path, help="run one saved input and print its outcome")
     parser.add_argument("--memory-mb", type=int, default=4096, help="the workers' address-space cap (0: none)")
     parser.add_argument("--progress", action="store_true")
@@ -293,7 +298,7 @@ def main(target: Target, script: str, argv: Sequence[str] | None = None, *, defa
         print(f"{args.replay}: {status}" + (f" {code}" if status == "refused" else ""))
         return 1 if status in FAILURES else 0
     report = fuzz(target, Path(script), seed=args.seed, cases=args.cases, save=args.save, memory_mb=args.memory_mb,
-                  seconds=args.seconds, progress=args.progress)
+                  seconds=args.seconds, progress=args.progress, save_codes=frozenset(args.save_code))
     print(f"{target.name} seed {args.seed}: {report.text()}")
     for kind, indices in report.failures.items():
         if indices:
