@@ -91,13 +91,19 @@ CONTRADICTIONS = {
                         "input 0 ('in0') has dtype INT64; MatMul supports FLOAT and FLOAT16"),
     "gemm_of_int64": (single_op("Gemm", [("f", (2, 8)), np.ones((8, 4), np.int64)], out_rank=2),
                       "input 1 ('c1') has dtype INT64; Gemm supports FLOAT and FLOAT16"),
+    "layer_norm_of_int64": (single_op("LayerNormalization", [("i", (2, 4)), ones(4), ones(4)], out_rank=2),
+                            "input 0 ('in0') has dtype INT64; LayerNormalization supports FLOAT and FLOAT16"),
+    "max_pool_of_bool": (single_op("MaxPool", [("b", (1, 1, 4, 4))], kernel_shape=[2, 2], out_rank=4),
+                         "input 0 ('in0') has dtype BOOL; MaxPool supports FLOAT and FLOAT16"),
+    "clip_of_int_bounds": (single_op("Clip", [("f", (2, 3)), np.array(0, np.int64)], out_rank=2),
+                           "min has dtype INT64, the input FLOAT"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CONTRADICTIONS))
 def test_contradicting_model_is_a_compile_error(name: str) -> None:
-    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7; the last four were found
-    by the atc fuzzer, tests/fuzz/onnx_atc.py)."""
+    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7; the ones after tile_to_2_80
+    were found by the atc fuzzer, tests/fuzz/onnx_atc.py)."""
     model, fragment = CONTRADICTIONS[name]
     with pytest.raises(CompileError) as info:
         ascendsim.compile(model, None, soc_version="Ascend910B1")

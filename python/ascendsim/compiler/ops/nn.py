@@ -79,14 +79,16 @@ def window_output(ctx: InferContext, in_shape: Shape, kernel: Sequence[int], cei
     return out
 
 
-CUBE_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the cube kernels take (csrc/kernels/conv*.cpp, matmul.cpp)
+FLOAT_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the kernels of this file's ops take (csrc/kernels/conv*.cpp,
+# matmul.cpp, pool.cpp, softmax_norm.cpp)
 
 
-def _check_cube_operands(ctx: InferContext) -> None:
-    """Conv, ConvTranspose, MatMul and Gemm run on FLOAT or FLOAT16 operands only: another dtype compiled
-    before and then found no kernel at load (issue 13, item 7's kind)."""
+def _check_float_operands(ctx: InferContext) -> None:
+    """Conv, ConvTranspose, MatMul, Gemm, the pools, the normalizations and Softmax run on FLOAT or FLOAT16
+    operands only: another dtype compiled before and then found no kernel at load (issue 13, item 7's kind;
+    found by tests/fuzz/onnx_atc.py)."""
     for index, value in enumerate(ctx.node.inputs):
-        if value is not None and value.dtype is not None and value.dtype not in CUBE_DTYPES:
+        if value is not None and value.dtype is not None and value.dtype not in FLOAT_DTYPES:
             ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; "
                      f"{ctx.node.op_type} supports FLOAT and FLOAT16")
 
@@ -106,7 +108,7 @@ def _check_activation(ctx: InferContext) -> None:
 @register("Conv")
 def _conv(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
-    _check_cube_operands(ctx)
+    _check_float_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
@@ -127,7 +129,7 @@ def _conv(ctx: InferContext) -> list[TensorType]:
 @register("ConvTranspose")
 def _conv_transpose(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
-    _check_cube_operands(ctx)
+    _check_float_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
@@ -162,7 +164,7 @@ def _conv_transpose(ctx: InferContext) -> list[TensorType]:
 @register("Gemm")
 def _gemm(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
-    _check_cube_operands(ctx)
+    _check_float_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]
@@ -183,7 +185,7 @@ def _gemm(ctx: InferContext) -> list[TensorType]:
 @register("MatMul")
 def _matmul(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
-    _check_cube_operands(ctx)
+    _check_float_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]
@@ -205,6 +207,7 @@ def _matmul(ctx: InferContext) -> list[TensorType]:
 
 @register("MaxPool", "AveragePool")
 def _pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     kernel = ctx.ints_attr("kernel_shape")
     if not kernel:
@@ -219,6 +222,7 @@ def _pool(ctx: InferContext) -> list[TensorType]:
 
 @register("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None and len(x) < 3:
         ctx.fail(f"input rank {len(x)} must be >= 3")
@@ -227,6 +231,7 @@ def _global_pool(ctx: InferContext) -> list[TensorType]:
 
 @register("BatchNormalization")
 def _batch_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None and len(x) < 2:
         ctx.fail(f"input rank {len(x)} must be >= 2")
@@ -241,11 +246,13 @@ def _batch_norm(ctx: InferContext) -> list[TensorType]:
 
 @register("InstanceNormalization")
 def _instance_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     return [ctx.type(0)]
 
 
 @register("LayerNormalization", since=17)
 def _layer_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     out = [ctx.type(0)]
     if x is None:
@@ -257,6 +264,7 @@ def _layer_norm(ctx: InferContext) -> list[TensorType]:
 
 @register("Softmax", "LogSoftmax")
 def _softmax(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None:
         norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
