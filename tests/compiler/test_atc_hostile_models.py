@@ -97,6 +97,14 @@ CONTRADICTIONS = {
                          "input 0 ('in0') has dtype BOOL; MaxPool supports FLOAT and FLOAT16"),
     "clip_of_int_bounds": (single_op("Clip", [("f", (2, 3)), np.array(0, np.int64)], out_rank=2),
                            "min has dtype INT64, the input FLOAT"),
+    "layer_norm_scale_size": (single_op("LayerNormalization", [("f", (2, 3)), ones(4), ones(4)]),
+                              "scale of shape [4] must hold 3 values (the normalized shape [3])"),
+    "instance_norm_rank": (single_op("InstanceNormalization", [("f", (2, 3)), ones(3), ones(3)]),
+                           "input rank 2 must be >= 3"),
+    "instance_norm_bias_size": (single_op("InstanceNormalization", [("f", (1, 3, 4)), ones(3), ones(2)]),
+                                "bias of shape [2] must hold 3 values (one value per channel)"),
+    "concat_of_two_dtypes": (single_op("Concat", [("f", (2, 3)), ("i", (2, 3))], axis=0, out_rank=2),
+                             "inputs have different dtypes ['FLOAT', 'INT64']"),
 }
 
 

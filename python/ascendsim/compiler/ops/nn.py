@@ -247,7 +247,26 @@ def _batch_norm(ctx: InferContext) -> list[TensorType]:
 @register("InstanceNormalization")
 def _instance_norm(ctx: InferContext) -> list[TensorType]:
     _check_float_operands(ctx)
+    x = ctx.shape(0)
+    if x is not None and len(x) < 3:
+        ctx.fail(f"input rank {len(x)} must be >= 3")
+    if x is not None and isinstance(x[1], int):
+        _check_params(ctx, [x[1]], "one value per channel")
     return [ctx.type(0)]
+
+
+def _check_params(ctx: InferContext, size: list[Dim], what: str) -> None:
+    """Inputs 1 and 2 (scale, bias) of a normalization hold `size` values (the kernels' rule, softmax_norm.cpp)."""
+    if not all(isinstance(d, int) for d in size):
+        return
+    want = math.prod(size)  # type: ignore[arg-type]
+    for index, name in ((1, "scale"), (2, "bias")):
+        given = ctx.shape(index)
+        if ctx.input(index) is None or given is None or not all(isinstance(d, int) for d in given):
+            continue
+        count = math.prod(given)  # type: ignore[arg-type]
+        if count != want and not (ctx.node.op_type == "LayerNormalization" and count == 1):
+            ctx.fail(f"{name} of shape {list(given)} must hold {want} values ({what})")
 
 
 @register("LayerNormalization", since=17)
@@ -258,6 +277,7 @@ def _layer_norm(ctx: InferContext) -> list[TensorType]:
     if x is None:
         return out + [(DType.FLOAT, None)] * (len(ctx.node.outputs) - 1)
     axis = norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
+    _check_params(ctx, list(x[axis:]), f"the normalized shape {list(x[axis:])}")
     stats = (*x[:axis], *[1] * (len(x) - axis))
     return out + [(DType.FLOAT, stats)] * (len(ctx.node.outputs) - 1)
 

@@ -119,6 +119,9 @@ def _transpose(ctx: InferContext) -> list[TensorType]:
 
 @register("Concat")
 def _concat(ctx: InferContext) -> list[TensorType]:
+    dtypes = {ctx.dtype(i) for i in range(len(ctx.node.inputs))} - {None}
+    if len(dtypes) > 1:
+        ctx.fail(f"inputs have different dtypes {sorted(d.name for d in dtypes)}")  # type: ignore[union-attr]
     shapes = [ctx.shape(i) for i in range(len(ctx.node.inputs))]
     if any(s is None for s in shapes):
         return [(ctx.dtype(0), None)]
