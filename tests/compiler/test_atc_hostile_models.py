@@ -35,6 +35,20 @@ CASES = {
                               ["node 'the_Pad' (Pad)", "axes value 3 is out of range"]),
     "pad_axes_pads_mismatch": (single_op("Pad", [("f", (4, 6)), i64(1, 1, 1), None, i64(0)], opset=18, out_rank=2),
                                ["node 'the_Pad' (Pad)", "pads has 3 values; 1 axes need 2"]),
+    # found by tests/fuzz/onnx_atc.py: a ValueError, OverflowError (NaN, inf) or TypeError (vectors) out of the
+    # inference of Range and Resize
+    "range_to_nan": (single_op("Range", [np.array(0, np.float32), np.array(np.nan, np.float32),
+                                         np.array(1, np.float32)]),
+                     ["node 'the_Range' (Range)", "start, limit and delta must be finite, got 0.0, nan, 1.0"]),
+    "range_of_vectors": (single_op("Range", [np.array([0, 1], np.float32), np.array(5, np.float32),
+                                             np.array(1, np.float32)], out_rank=1),
+                         ["node 'the_Range' (Range)", "must be scalars, got shapes [[2], [], []]"]),
+    "resize_by_inf": (single_op("Resize", [("f", (1, 1, 4, 4)), np.zeros(0, np.float32),
+                                           np.array([1, 1, np.inf, 1], np.float32)], out_rank=4),
+                      ["node 'the_Resize' (Resize)", "scales [1.0, 1.0, inf, 1.0] must be finite and greater than 0"]),
+    "resize_by_nan": (single_op("Resize", [("f", (1, 1, 4, 4)), np.zeros(0, np.float32),
+                                           np.array([1, 1, np.nan, -2], np.float32)], out_rank=4),
+                      ["node 'the_Resize' (Resize)", "must be finite and greater than 0"]),
 }
 CASES["constant_of_shape_2_80"] = (single_op("ConstantOfShape", [i64(1 << 40, 1 << 40)]),
                                    ["node 'the_ConstantOfShape' (ConstantOfShape)", "more than a tensor can hold"])
@@ -68,12 +82,36 @@ CONTRADICTIONS = {
     "gather_constant_index": (single_op("Gather", [("f", (4, 6)), i64(7)]),
                               "indices [7] are out of range for axis 0 of size 4"),
     "tile_to_2_80": (single_op("Tile", [("f", (2, 2)), i64(1 << 40, 1 << 40)]), "more than a tensor can hold"),
+    # found by tests/fuzz/onnx_atc.py: compiled, then "no kernel for this node" at load
+    "conv_transpose_bias_length": (single_op("ConvTranspose", [("f", (1, 2, 4, 4)), ones(2, 3, 3, 3), ones(5)]),
+                                   "bias of shape [5] must be [3]"),
+    "conv_transpose_channels": (single_op("ConvTranspose", [("f", (1, 4, 4, 4)), ones(2, 3, 3, 3)], out_rank=4),
+                                "input channels 4 != the weight's input channels 2"),
+    "matmul_of_int64": (single_op("MatMul", [("i", (2, 8)), np.ones((8, 4), np.int64)]),
+                        "input 0 ('in0') has dtype INT64; MatMul supports FLOAT and FLOAT16"),
+    "gemm_of_int64": (single_op("Gemm", [("f", (2, 8)), np.ones((8, 4), np.int64)], out_rank=2),
+                      "input 1 ('c1') has dtype INT64; Gemm supports FLOAT and FLOAT16"),
+    "layer_norm_of_int64": (single_op("LayerNormalization", [("i", (2, 4)), ones(4), ones(4)], out_rank=2),
+                            "input 0 ('in0') has dtype INT64; LayerNormalization supports FLOAT and FLOAT16"),
+    "max_pool_of_bool": (single_op("MaxPool", [("b", (1, 1, 4, 4))], kernel_shape=[2, 2], out_rank=4),
+                         "input 0 ('in0') has dtype BOOL; MaxPool supports FLOAT and FLOAT16"),
+    "clip_of_int_bounds": (single_op("Clip", [("f", (2, 3)), np.array(0, np.int64)], out_rank=2),
+                           "min has dtype INT64, the input FLOAT"),
+    "layer_norm_scale_size": (single_op("LayerNormalization", [("f", (2, 3)), ones(4), ones(4)]),
+                              "scale of shape [4] must hold 3 values (the normalized shape [3])"),
+    "instance_norm_rank": (single_op("InstanceNormalization", [("f", (2, 3)), ones(3), ones(3)]),
+                           "input rank 2 must be >= 3"),
+    "instance_norm_bias_size": (single_op("InstanceNormalization", [("f", (1, 3, 4)), ones(3), ones(2)]),
+                                "bias of shape [2] must hold 3 values (one value per channel)"),
+    "concat_of_two_dtypes": (single_op("Concat", [("f", (2, 3)), ("i", (2, 3))], axis=0, out_rank=2),
+                             "inputs have different dtypes ['FLOAT', 'INT64']"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CONTRADICTIONS))
 def test_contradicting_model_is_a_compile_error(name: str) -> None:
-    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7)."""
+    """Each compiled before and then failed at load or ran wrongly (issue 13, item 7; the ones after tile_to_2_80
+    were found by the atc fuzzer, tests/fuzz/onnx_atc.py)."""
     model, fragment = CONTRADICTIONS[name]
     with pytest.raises(CompileError) as info:
         ascendsim.compile(model, None, soc_version="Ascend910B1")

@@ -78,6 +78,9 @@ def _clip(ctx: InferContext) -> list[TensorType]:
         shape = ctx.shape(index)
         if ctx.input(index) is not None and shape is not None and len(shape) > 1:
             ctx.fail(f"min/max must be scalars, got shape {shape}")
+        dtype, x = ctx.dtype(index), ctx.dtype(0)
+        if ctx.input(index) is not None and None not in (dtype, x) and (dtype in _FLOAT_ONLY) != (x in _FLOAT_ONLY):
+            ctx.fail(f"{('min', 'max')[index - 1]} has dtype {dtype.name}, the input {x.name}")  # type: ignore[union-attr]
     return [ctx.type(0)]
 
 

@@ -79,6 +79,26 @@ def window_output(ctx: InferContext, in_shape: Shape, kernel: Sequence[int], cei
     return out
 
 
+FLOAT_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the kernels of this file's ops take (csrc/kernels/conv*.cpp,
+# matmul.cpp, pool.cpp, softmax_norm.cpp)
+
+
+def _check_float_operands(ctx: InferContext) -> None:
+    """Conv, ConvTranspose, MatMul, Gemm, the pools, the normalizations and Softmax run on FLOAT or FLOAT16
+    operands only: another dtype compiled before and then found no kernel at load (issue 13, item 7's kind;
+    found by tests/fuzz/onnx_atc.py)."""
+    for index, value in enumerate(ctx.node.inputs):
+        if value is not None and value.dtype is not None and value.dtype not in FLOAT_DTYPES:
+            ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; "
+                     f"{ctx.node.op_type} supports FLOAT and FLOAT16")
+
+
+def _check_bias(ctx: InferContext, channels: Dim) -> None:
+    bias = ctx.shape(2)
+    if bias is not None and all(isinstance(d, int) for d in (*bias, channels)) and list(bias) != [channels]:
+        ctx.fail(f"bias of shape {list(bias)} must be [{channels}] (one value per output channel)")
+
+
 def _check_activation(ctx: InferContext) -> None:
     activation = ctx.attr("activation")
     if activation is not None and activation not in ACTIVATIONS:
@@ -88,6 +108,7 @@ def _check_activation(ctx: InferContext) -> None:
 @register("Conv")
 def _conv(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_float_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
@@ -100,9 +121,7 @@ def _conv(ctx: InferContext) -> list[TensorType]:
     given = ctx.ints_attr("kernel_shape")
     if given is not None and all(isinstance(d, int) for d in w[2:]) and list(given) != list(w[2:]):
         ctx.fail(f"kernel_shape {list(given)} contradicts the weight's spatial dims {list(w[2:])}")
-    bias = ctx.shape(2)
-    if bias is not None and all(isinstance(d, int) for d in (*bias, w[0])) and list(bias) != [w[0]]:
-        ctx.fail(f"bias of shape {list(bias)} must be [{w[0]}] (one value per output channel)")
+    _check_bias(ctx, w[0])
     kernel = given or [int(d) for d in w[2:]]
     return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
 
@@ -110,13 +129,19 @@ def _conv(ctx: InferContext) -> list[TensorType]:
 @register("ConvTranspose")
 def _conv_transpose(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_float_operands(ctx)
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
+    if len(x) < 3 or len(w) != len(x):
+        ctx.fail(f"input {x} and weight {w} must have the same rank >= 3")
+    if isinstance(x[1], int) and isinstance(w[0], int) and x[1] != w[0]:
+        ctx.fail(f"input channels {x[1]} != the weight's input channels {w[0]} (weight {w})")
     spatial = len(x) - 2
     group = ctx.int_attr("group", 1)
     kernel = ctx.ints_attr("kernel_shape") or [int(d) for d in w[2:]]
     channels: Dim = w[1] * group if isinstance(w[1], int) else ctx.fresh(0, 1)
+    _check_bias(ctx, channels)
     output_shape = ctx.ints_attr("output_shape")
     if output_shape:
         return [(ctx.dtype(0), (x[0], channels, *output_shape[-spatial:]))]
@@ -139,6 +164,7 @@ def _conv_transpose(ctx: InferContext) -> list[TensorType]:
 @register("Gemm")
 def _gemm(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_float_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]
@@ -159,6 +185,7 @@ def _gemm(ctx: InferContext) -> list[TensorType]:
 @register("MatMul")
 def _matmul(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
+    _check_float_operands(ctx)
     a, b = ctx.shape(0), ctx.shape(1)
     if a is None or b is None:
         return [(ctx.dtype(0), None)]
@@ -180,6 +207,7 @@ def _matmul(ctx: InferContext) -> list[TensorType]:
 
 @register("MaxPool", "AveragePool")
 def _pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     kernel = ctx.ints_attr("kernel_shape")
     if not kernel:
@@ -194,6 +222,7 @@ def _pool(ctx: InferContext) -> list[TensorType]:
 
 @register("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None and len(x) < 3:
         ctx.fail(f"input rank {len(x)} must be >= 3")
@@ -202,6 +231,7 @@ def _global_pool(ctx: InferContext) -> list[TensorType]:
 
 @register("BatchNormalization")
 def _batch_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None and len(x) < 2:
         ctx.fail(f"input rank {len(x)} must be >= 2")
@@ -216,22 +246,45 @@ def _batch_norm(ctx: InferContext) -> list[TensorType]:
 
 @register("InstanceNormalization")
 def _instance_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    x = ctx.shape(0)
+    if x is not None and len(x) < 3:
+        ctx.fail(f"input rank {len(x)} must be >= 3")
+    if x is not None and isinstance(x[1], int):
+        _check_params(ctx, [x[1]], "one value per channel")
     return [ctx.type(0)]
+
+
+def _check_params(ctx: InferContext, size: list[Dim], what: str) -> None:
+    """Inputs 1 and 2 (scale, bias) of a normalization hold `size` values (the kernels' rule, softmax_norm.cpp)."""
+    if not all(isinstance(d, int) for d in size):
+        return
+    want = math.prod(size)  # type: ignore[arg-type]
+    for index, name in ((1, "scale"), (2, "bias")):
+        given = ctx.shape(index)
+        if ctx.input(index) is None or given is None or not all(isinstance(d, int) for d in given):
+            continue
+        count = math.prod(given)  # type: ignore[arg-type]
+        if count != want and not (ctx.node.op_type == "LayerNormalization" and count == 1):
+            ctx.fail(f"{name} of shape {list(given)} must hold {want} values ({what})")
 
 
 @register("LayerNormalization", since=17)
 def _layer_norm(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     out = [ctx.type(0)]
     if x is None:
         return out + [(DType.FLOAT, None)] * (len(ctx.node.outputs) - 1)
     axis = norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
+    _check_params(ctx, list(x[axis:]), f"the normalized shape {list(x[axis:])}")
     stats = (*x[:axis], *[1] * (len(x) - axis))
     return out + [(DType.FLOAT, stats)] * (len(ctx.node.outputs) - 1)
 
 
 @register("Softmax", "LogSoftmax")
 def _softmax(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
     x = ctx.shape(0)
     if x is not None:
         norm_axis(ctx, ctx.int_attr("axis", -1), len(x))

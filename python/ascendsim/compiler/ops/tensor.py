@@ -119,6 +119,9 @@ def _transpose(ctx: InferContext) -> list[TensorType]:
 
 @register("Concat")
 def _concat(ctx: InferContext) -> list[TensorType]:
+    dtypes = {ctx.dtype(i) for i in range(len(ctx.node.inputs))} - {None}
+    if len(dtypes) > 1:
+        ctx.fail(f"inputs have different dtypes {sorted(d.name for d in dtypes)}")  # type: ignore[union-attr]
     shapes = [ctx.shape(i) for i in range(len(ctx.node.inputs))]
     if any(s is None for s in shapes):
         return [(ctx.dtype(0), None)]
@@ -274,6 +277,8 @@ def _resize(ctx: InferContext) -> list[TensorType]:
     if sizes is not None:
         out: list[Dim] = list(sizes)
     elif scales is not None and scales.size == len(x):
+        if not all(math.isfinite(s) and s > 0 for s in scales.tolist()):
+            ctx.fail(f"scales {scales.tolist()} must be finite and greater than 0")
         out = [math.floor(d * float(s)) if isinstance(d, int) else (d if s == 1 else ctx.fresh(0, i))
                for i, (d, s) in enumerate(zip(x, scales.tolist()))]
     else:
@@ -310,7 +315,11 @@ def _range(ctx: InferContext) -> list[TensorType]:
     bounds = [ctx.const(i) for i in range(3)]
     if any(b is None for b in bounds):
         return [(ctx.dtype(0), (ctx.fresh(0, 0),))]
-    start, limit, delta = (float(b) for b in bounds)  # type: ignore[arg-type]
+    if any(b.size != 1 for b in bounds):  # type: ignore[union-attr]
+        ctx.fail(f"start, limit and delta must be scalars, got shapes {[list(b.shape) for b in bounds]}")  # type: ignore[union-attr]
+    start, limit, delta = (float(b.reshape(-1)[0]) for b in bounds)  # type: ignore[union-attr]
+    if not all(math.isfinite(v) for v in (start, limit, delta)):
+        ctx.fail(f"start, limit and delta must be finite, got {start}, {limit}, {delta}")
     if delta == 0:
         ctx.fail("delta must not be 0")
     return [(ctx.dtype(0), (max(math.ceil((limit - start) / delta), 0),))]
