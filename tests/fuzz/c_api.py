@@ -54,7 +54,9 @@ def arity(function):
 
 arities = {n: arity(getattr(ascendcl, n)) for n in names}
 # Arguments that C reads or writes as raw memory: only real buffers (or NULL) go there, since a made-up
-# host address is the caller's own memory to C (a real crash on real hardware too).
+# host address is the caller's own memory to C (a real crash on real hardware too). A pinned host buffer the
+# fuzz loop has freed is such an address as well (the runtime no longer knows it: to C it is the program's
+# own freed memory), so raw-memory arguments take device memory live or freed, but host buffers only live.
 MEMORY_ARGS = {"aclrtMemcpy": (0, 2), "aclrtMemcpyAsync": (0, 2), "aclrtMemcpy2d": (0, 2),
                "aclrtMemcpy2dAsync": (0, 2)}
 CONFIG_ARGS = {"aclrtCreateStreamV2": (0,), "aclrtSetStreamConfigOpt": (0,)}
@@ -76,11 +78,19 @@ aclInit("")
 aclrtSetDevice(0)
 handles: list[int] = []   # anything handed out: streams, events, contexts, buffers, config handles
 memory: list[int] = []    # device and pinned host buffers, live or freed, and interior pointers
+host_buffer: dict[int, int] = {}  # pinned host pointer -> the start of its buffer
+freed_host: set[int] = set()      # starts of the pinned host buffers aclrtFreeHost has freed
 configs: list[int] = [0]
 for _ in range(4):
     p, _r = aclrtMalloc(rng.choice([1, 64, 4096]), 0)
     h, _r = aclrtMallocHost(rng.choice([1, 64, 4096]))
     memory += [p, p + 8, h, h + 8]
+    host_buffer.update({h: h, h + 8: h})
+value_buffer, _r = aclrtMallocHost(64)  # a config value's bytes, never freed
+
+
+def raw_memory() -> list[int]:
+    return [m for m in memory if host_buffer.get(m) not in freed_host]
 
 INTS = [0, 1, -1, 2, 3, 5, 7, 8, 32, 99, 4096, 1 << 20, 1 << 40, 2**31 - 1, -2**31, 2**32 - 1, 2**63 - 1,
         2**64 - 1, -2**63]
@@ -99,11 +109,11 @@ def on_exception(info: int) -> None:
 
 def value(name: str, index: int) -> object:  # noqa: PLR0911
     if index in MEMORY_ARGS.get(name, ()):
-        return rng.choice([*memory, 0])
+        return rng.choice([*raw_memory(), 0])
     if index in CONFIG_ARGS.get(name, ()):
         return rng.choice(configs)
     if index in VALUE_ARGS.get(name, ()):
-        return rng.choice(memory[2::4])  # pinned host buffers of at least one byte
+        return rng.choice([value_buffer, *(m for m in memory[2:16:4] if m not in freed_host)])  # >= 1 byte
     roll = rng.random()
     if name in ("aclrtLaunchCallback", "aclrtSetExceptionInfoCallback") and index == 0:
         return rng.choice([on_callback, on_exception, None, 3])
@@ -142,6 +152,10 @@ while calls < options.cases and (not options.seconds or time.monotonic() - start
                 target = configs
             if len(target) < 200:
                 target.append(out)
+                if name == "aclrtMallocHost":
+                    host_buffer[out] = out
+    if name == "aclrtFreeHost" and result == 0 and args[0] in host_buffer:
+        freed_host.add(host_buffer[args[0]])
     if name == "aclrtCreateStreamConfigHandle" and isinstance(result, int) and result:
         configs.append(result)
     elif name == "aclCreateDataBuffer" and isinstance(result, int) and result:
