@@ -150,3 +150,16 @@ def test_declared_output_shapes_that_agree_compile_silently(recwarn: pytest.Warn
     stale = declared_output(single_op("Relu", [("f", ("N", 3))]), [1, 3])
     ascendsim.compile(stale, None, soc_version="Ascend910B1", input_shape="in0:4,3")
     assert not [w for w in recwarn if "declared with shape" in str(w.message)]
+
+
+def test_slice_of_a_minus_one_dim_is_a_compile_error_not_a_traceback() -> None:
+    """Found by tests/fuzz/onnx_atc.py (seed 3, case 2916): a graph input declared [-1, 6] without a gear
+    flag reached Slice's shape function as a length of -1 (ValueError from Python's slice.indices)."""
+    h = onnx.helper
+    consts = [onnx.numpy_helper.from_array(i64(v), f"c{v}") for v in (1, 3, 0)]  # starts, ends, axes (steps 1)
+    node = h.make_node("Slice", ["x", "c1", "c3", "c0", "c1"], ["y"], name="the_Slice")
+    graph = h.make_graph([node], "slice", [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [-1, 6])],
+                         [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [None, 6])], consts)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])  # (onnx's own inference aborts on -1)
+    with pytest.raises(CompileError):
+        ascendsim.compile(model, None, soc_version="Ascend910B1")

@@ -184,7 +184,9 @@ def _slice(ctx: InferContext) -> list[TensorType]:
         axis = norm_axis(ctx, given, len(x), "axes value")
         if step == 0:
             ctx.fail("steps must not be 0")
-        out[axis] = sliced_len(x[axis], start, end, step) if isinstance(x[axis], int) else ctx.fresh(0, axis)
+        # (a -1 dim is ATC's "dynamic": as unknown as a symbolic one; the build refuses it later, naming it)
+        known = isinstance(x[axis], int) and x[axis] >= 0
+        out[axis] = sliced_len(x[axis], start, end, step) if known else ctx.fresh(0, axis)
     data = ctx.known_dims(0)
     if data is not None and len(x) == 1 and len(starts) == 1:
         ctx.set_known(0, data[slice(starts[0], ends[0], steps[0])])
