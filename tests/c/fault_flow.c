@@ -10,14 +10,7 @@
 #include "acl/acl.h"
 #include "ascendsim/ascendsim_ext.h"
 
-#define CHECK(call)                                                                 \
-  do {                                                                              \
-    aclError ret_ = (call);                                                         \
-    if (ret_ != ACL_SUCCESS) {                                                      \
-      printf("FAILED %s -> %d: %s\n", #call, ret_, aclGetRecentErrMsg());           \
-      return 1;                                                                     \
-    }                                                                               \
-  } while (0)
+#include "check.h"
 
 /* `call` must fail with `code` and leave a message that contains `text`. */
 #define EXPECT_FAULT(call, code, text)                                              \

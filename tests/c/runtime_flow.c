@@ -6,14 +6,7 @@
 
 #include "acl/acl.h"
 
-#define CHECK(call)                                                                 \
-  do {                                                                              \
-    aclError ret_ = (call);                                                         \
-    if (ret_ != ACL_SUCCESS) {                                                      \
-      printf("FAILED %s -> %d: %s\n", #call, ret_, aclGetRecentErrMsg());           \
-      return 1;                                                                     \
-    }                                                                               \
-  } while (0)
+#include "check.h"
 
 #define EXPECT(call, code)                                                          \
   do {                                                                              \
