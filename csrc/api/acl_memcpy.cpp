@@ -73,16 +73,21 @@ const char* copy_task_name(const char* const* names, const MemoryRegion& dst, co
   }
 }
 
+// The pointer of an aclrtMallocHost buffer, which a queued task must hold; null for device memory.
+const void* pinned_host(const void* p, const MemoryRegion& region) {
+  return region.pinned && !region.is_device() ? p : nullptr;
+}
+
 // Runs `work` on the stream. If a host buffer is pageable it may be gone by the time the stream gets
 // there, so, like the real runtime, the stream is synchronized and the work done now instead.
 template <typename Work>
-aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, const void* dst, const void* src, Work work,
-                const char* api, prof::TaskLabel label) {
-  // The task holds the aclrtMallocHost buffers it touches, so that freeing one before the task has run
-  // cannot free memory under it (runtime/host_memory.h).
+aclError submit(const std::shared_ptr<Stream>& stream, bool pageable, const void* dst_host, const void* src_host,
+                Work work, const char* api, prof::TaskLabel label) {
+  // The task holds the aclrtMallocHost buffers it touches (dst_host, src_host: null where the side is device
+  // memory), so that freeing one before the task has run cannot free memory under it (runtime/host_memory.h).
   if (!pageable)
     return stream->enqueue(
-        [work, dst_hold = HostMemory::instance().hold(dst), src_hold = HostMemory::instance().hold(src)] {
+        [work, dst_hold = HostMemory::instance().hold(dst_host), src_hold = HostMemory::instance().hold(src_host)] {
           work();
           return ACL_SUCCESS;
         },
@@ -205,7 +210,8 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   if (dst == src) return ACL_SUCCESS;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, dst, src, [dst, src, count] { std::memmove(dst, src, count); }, __func__,
+  return submit(target, pageable, pinned_host(dst, dst_region), pinned_host(src, src_region),
+                [dst, src, count] { std::memmove(dst, src, count); }, __func__,
                 {copy_task_name(kCopyNames, dst_region, src_region), {"bytes", count}, {}});
 }
 
@@ -224,7 +230,7 @@ aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t c
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const auto byte = static_cast<unsigned char>(value);
-  return submit(target, false, devPtr, nullptr, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
+  return submit(target, false, nullptr, nullptr, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
                 {"MemsetAsync", {"bytes", count}, {}});
 }
 
@@ -251,7 +257,8 @@ aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t sp
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const bool pageable = !dst_region.pinned || !src_region.pinned;
-  return submit(target, pageable, dst, src, [copy] { copy.run(); }, __func__,
+  return submit(target, pageable, pinned_host(dst, dst_region), pinned_host(src, src_region), [copy] { copy.run(); },
+                __func__,
                 {copy_task_name(kCopy2dNames, dst_region, src_region),
                  {"bytes", uint64_t{width} * height}, {}});
 }

@@ -89,6 +89,7 @@ aclError HostMemory::release(void* ptr, const char* api) {
 }
 
 std::shared_ptr<void> HostMemory::hold(const void* p) {
+  if (p == nullptr) return nullptr;
   const auto address = reinterpret_cast<uintptr_t>(p);
   std::lock_guard<std::mutex> lock(mutex_);
   auto around = containing(live_, address);

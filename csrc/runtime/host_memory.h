@@ -34,7 +34,7 @@ class HostMemory {
   bool find(const void* p, Allocation* out) const;
   size_t live_bytes() const;
   // A hold on the live buffer containing p until the returned pointer is dropped; null (no hold) when p
-  // lies in no aclrtMallocHost buffer.
+  // lies in no aclrtMallocHost buffer (or is null: no lookup).
   std::shared_ptr<void> hold(const void* p);
 
  private:
