@@ -6,8 +6,10 @@ is this machine (HOST) unless a caller passes another, such as aarch64 through a
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,7 @@ SIMD = ROOT / "csrc" / "kernels" / "simd"
 VARIANTS = SIMD / "variants.txt"
 # As the library is built (Release), with its warnings as errors.
 OPTIMIZED = ["-O3", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror"]
+JOBS = min(2, os.cpu_count() or 1)  # the CI machine has two CPUs, shared
 
 
 @dataclass(frozen=True)
@@ -89,17 +92,26 @@ def cached_variant_objects(cache: Path, flags: list[str], target: Target = HOST)
     return objects
 
 
+def run_compiles(commands: list[list[str]]) -> None:
+    """Runs independent compiler commands JOBS at a time (a whole library's sources take minutes one by one)."""
+    def run(command: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    with ThreadPoolExecutor(JOBS) as pool:
+        for command, built in zip(commands, pool.map(run, commands)):
+            assert built.returncode == 0, f"compile failed:\n{' '.join(command)}\n{built.stderr}"
+
+
 def build_variant_objects(out: Path, flags: list[str], target: Target = HOST) -> list[Path]:
     """Compiles every variant's sources with `flags` (the caller's: optimisation, sanitizers, warnings) into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    objects = []
+    objects, commands = [], []
     for name, variant_flags in variants(target):
         for source in simd_sources():
             obj = out / f"{name}_{source.stem}.o"
-            command = [target.tool("g++"), "-std=c++17", "-c", *flags, "-fno-math-errno", *variant_flags,
-                       f"-DASCENDSIM_ISA={name}", f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", str(source), "-o",
-                       str(obj)]
-            built = subprocess.run(command, capture_output=True, text=True, check=False)
-            assert built.returncode == 0, f"compile failed:\n{' '.join(command)}\n{built.stderr}"
+            commands.append([target.tool("g++"), "-std=c++17", "-c", *flags, "-fno-math-errno", *variant_flags,
+                             f"-DASCENDSIM_ISA={name}", f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", str(source),
+                             "-o", str(obj)])
             objects.append(obj)
+    run_compiles(commands)
     return objects

@@ -5,16 +5,14 @@ library's sources, for the tests that compile them into a program of their own (
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from kernel_build import HOST, ROOT, Target, openblas_dir
+from kernel_build import HOST, JOBS, ROOT, Target, openblas_dir
 
 CSRC = ROOT / "csrc"
 LIBRARY_DIRS = ("core", "device", "runtime", "api", "model", "kernels", "executor", "op")
-JOBS = str(min(2, os.cpu_count() or 1))  # the CI machine has two CPUs, shared
 
 
 def library_sources() -> list[Path]:
@@ -38,7 +36,7 @@ def build_library(cache: Path, target: Target, flags: list[str]) -> Path:
         options += ["-DCMAKE_SYSTEM_NAME=Linux", f"-DCMAKE_SYSTEM_PROCESSOR={target.arch}",
                     f"-DCMAKE_C_COMPILER={target.tool('gcc')}", f"-DCMAKE_CXX_COMPILER={target.tool('g++')}"]
     for command in (["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Unix Makefiles", *options],
-                    ["cmake", "--build", str(build), "--target", "ascendcl", "--parallel", JOBS]):
+                    ["cmake", "--build", str(build), "--target", "ascendcl", "--parallel", str(JOBS)]):
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-20000:]}{done.stderr[-20000:]}"
     return build / "libascendcl.so"
