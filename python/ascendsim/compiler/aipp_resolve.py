@@ -61,7 +61,6 @@ class AippInfo:
     var_reci: tuple[float, float, float, float]
     out_dtype: DType
     out_format: str  # layout of the tensor fed to the model: NCHW or NHWC
-    batch: int = 1
     out_dims: list[tuple[int, ...]] = field(default_factory=list)  # per plan (gear), set by the build
     src_dims: list[tuple[int, ...]] = field(default_factory=list)  # per plan: aclmdlGetInputDims' image dims
 
@@ -142,32 +141,16 @@ def resolve(
         raise cfg.error("matrix_r0c0", "CSC matrix rows with |sum| x 255 >= 2^24 are not supported by ascendsim")
     bias = tuple(cfg.as_int(f"output_bias_{i}", DEFAULT_BIAS[i] if csc else 0) for i in range(3))
     in_bias = tuple(cfg.as_int(f"input_bias_{i}", DEFAULT_BIAS[i] if csc else 0) for i in range(3))
+    four = range(4)
     info = AippInfo(
-        index,
-        fmt.name,
-        src_w,
-        src_h,
-        crop,
-        start_w,
-        start_h,
-        crop_w,
-        crop_h,
-        padding,
-        pads,  # type: ignore[arg-type]
-        cfg.as_float("padding_value"),
-        csc,
-        cfg.flag("rbuv_swap_switch"),
-        cfg.flag("ax_swap_switch"),
-        matrix,
-        bias,
-        in_bias,  # type: ignore[arg-type]
-        tuple(cfg.as_int(f"mean_chn_{i}") for i in range(4)),  # type: ignore[arg-type]
-        tuple(cfg.as_float(f"min_chn_{i}") for i in range(4)),  # type: ignore[arg-type]
-        tuple(cfg.as_float(f"var_reci_chn_{i}", 1.0) for i in range(4)),
-        dtype,
-        layout,
-        n,
-    )  # type: ignore[arg-type]
+        index, fmt.name, src_w, src_h, crop, start_w, start_h, crop_w, crop_h, padding, pads,  # type: ignore[arg-type]
+        padding_value=cfg.as_float("padding_value"), csc=csc, rbuv_swap=cfg.flag("rbuv_swap_switch"),
+        ax_swap=cfg.flag("ax_swap_switch"), matrix=matrix, output_bias=bias, input_bias=in_bias,  # type: ignore[arg-type]
+        mean=tuple(cfg.as_int(f"mean_chn_{i}") for i in four),  # type: ignore[arg-type]
+        min=tuple(cfg.as_float(f"min_chn_{i}") for i in four),  # type: ignore[arg-type]
+        var_reci=tuple(cfg.as_float(f"var_reci_chn_{i}", 1.0) for i in four),  # type: ignore[arg-type]
+        out_dtype=dtype, out_format=layout,
+    )  # fmt: skip
     info.src_dims.append(fmt.desc_shape(n, src_h, src_w))
     return info
 
