@@ -80,6 +80,7 @@ struct AippDef {
   uint32_t input_index = 0;
   aclAippInfo info{};                   // the scalar fields; outDims filled per plan
   std::vector<std::vector<int64_t>> out_dims_per_plan;
+  std::vector<std::vector<int64_t>> src_dims_per_plan;  // MODEL_AIPP_IMAGE_DIMS (1.3): srcDims per plan
   aclFormat out_format = ACL_FORMAT_NCHW;
   aclDataType out_dtype = ACL_FLOAT;
 };

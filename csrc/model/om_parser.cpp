@@ -693,7 +693,7 @@ class Parser {
       CHECK_MODEL(d.has(cursor + 8, length, 1), "TLV value runs past MODEL_INOUT_INFO");
       const Span v = d.sub(cursor + 8, length);
       cursor += 8ull + length;
-      if (type > 6 && type != 100) continue;  // unknown TLV types are skipped, as GE does
+      if (type > 6 && type != 100 && type != 101) continue;  // unknown TLV types are skipped, as GE does
       // MODEL_DYNAMIC_OUTPUT_SHAPE may be empty (no list at all); every other known type starts with a count
       CHECK_MODEL(length >= 4 || (type == 5 && length == 0), "TLV type %u: value of %u bytes too short", type, length);
       switch (type) {
@@ -703,7 +703,8 @@ class Parser {
         case 3: case 4: vec_int_int(v); break;
         case 5: if (length != 0) (void)vec_str(v); break;
         case 6: m_.designate_shape_order = vec_str(v); break;
-        default: aipp(v); break;
+        case 100: aipp(v); break;
+        default: aipp_image_dims(v); break;
       }
     }
   }
@@ -831,9 +832,27 @@ class Parser {
     }
     CHECK_MODEL(c == v.size(), "MODEL_AIPP_INFO has trailing bytes");
     m_.aipp = std::move(records);
+    have_aipp_ = true;
   }
 
-  // aclAippInfo.outDims per plan: the input's shape in that plan (srcDims) and the AIPP output shape.
+  // MODEL_AIPP_IMAGE_DIMS (format 1.3): per MODEL_AIPP_INFO record and plan the image's [N, H, W, C].
+  void aipp_image_dims(Span v) {
+    CHECK_MODEL(have_aipp_, "MODEL_AIPP_IMAGE_DIMS before MODEL_AIPP_INFO");
+    const uint64_t count = v.size() >= 8 ? v.u32(0) : 0, plans = v.size() >= 8 ? v.u32(4) : 0;
+    CHECK_MODEL(v.size() >= 8 && count == m_.aipp.size() && plans == m_.plans.size() &&
+                    v.size() == 8 + 32 * count * plans,
+                "MODEL_AIPP_IMAGE_DIMS does not match MODEL_AIPP_INFO");
+    const std::vector<int64_t> dims = i64_array(v, 8, 4 * count * plans, "AIPP image dims");
+    for (uint64_t k = 0; k < count; ++k) {
+      AippDef& a = m_.aipp[k];
+      a.src_dims_per_plan.clear();
+      for (uint64_t pi = 0; pi < plans; ++pi)
+        a.src_dims_per_plan.emplace_back(dims.begin() + (k * plans + pi) * 4, dims.begin() + (k * plans + pi + 1) * 4);
+    }
+  }
+
+  // aclAippInfo.outDims per plan: the input's shape in that plan (srcDims: the image dims when the file has
+  // them, else the raw tensor's) and the AIPP output shape.
   void aipp_src_dims() {
     for (AippDef& a : m_.aipp) {
       aclAippInfo& info = a.info;
@@ -847,10 +866,11 @@ class Parser {
         std::snprintf(out.aippOutdims.name, sizeof(out.aippOutdims.name), "%s", name.c_str());
         if (t != kNone) {
           const TensorDef& tensor = m_.plans[pi].tensors[t];
-          out.srcDims.dimCount = tensor.dims.size();
-          for (size_t k = 0; k < tensor.dims.size(); ++k) out.srcDims.dims[k] = tensor.dims[k];
+          const std::vector<int64_t>& src = a.src_dims_per_plan.empty() ? tensor.dims : a.src_dims_per_plan[pi];
+          out.srcDims.dimCount = src.size();
+          for (size_t k = 0; k < src.size(); ++k) out.srcDims.dims[k] = src[k];
           out.srcSize = tensor.size;
-          info.srcDimNum = tensor.dims.size();
+          info.srcDimNum = src.size();
         }
         const std::vector<int64_t>& dims = a.out_dims_per_plan[pi];
         out.aippOutdims.dimCount = dims.size();
@@ -870,6 +890,7 @@ class Parser {
   Span blob_;
   uint32_t input_count_ = 0;
   uint32_t output_count_ = 0;
+  bool have_aipp_ = false;  // MODEL_AIPP_INFO was read
   uint64_t attr_budget_ = 0;
   ModelDef& m_;
 };

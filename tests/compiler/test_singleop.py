@@ -91,7 +91,7 @@ def test_official_add_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert text.splitlines()[0] == START and text.splitlines()[-1] == SUCCESS
     assert om_files(out) == [ADD_SAMPLE_FILE]
     om = read_om(out / ADD_SAMPLE_FILE)
-    assert om.model["format_version"] == "1.2" and om.model["single_op"] and om.model["flags"] == 2
+    assert om.model["format_version"] == "1.3" and om.model["single_op"] and om.model["flags"] == 2
     assert om.model["name"] == ADD_SAMPLE_FILE[:-3] and om.header["name"] == ADD_SAMPLE_FILE[:31]
     assert om.model["dynamic_type"] == "FIXED" and om.header["platform_version"] == "Ascend910B"
     plan = om.plans[0]

@@ -117,7 +117,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             value.format = fmt or ("NCHW" if value.shape is not None and len(value.shape) == 4 else "ND")
         if aipp_configs:
             with clock("aipp"):
-                aipp = _add_aipp(graph, aipp_configs, fmt, fp16_inputs, aipp)
+                aipp = _add_aipp(graph, aipp_configs, fmt, fp16_inputs, soc_version=soc_version, first_gear=aipp)
         with clock("passes"):
             report = _run_passes(graph, disabled_passes, dump_graph)
         if report is not None:
@@ -188,20 +188,28 @@ def _import(model: Any, shapes: dict[str, list[int]]) -> Graph:
 
 
 def _aipp_configs(path: str | None, kind: DynamicType) -> list[AippConfig]:
+    """The --insert_op_conf blocks. With --dynamic_image_size the image follows the gear: GE's
+    InsertAippOpUtil refuses crop, padding and fixed source sizes there (each gear's AIPP takes the gear's
+    H x W); with --dynamic_batch_size / --dynamic_dims every gear is checked against its own shape."""
     if not path:
         return []
     configs = load_aipp_config(path)
-    if kind in (DynamicType.DYNAMIC_IMAGE, DynamicType.DYNAMIC_DIMS):
-        raise CompileError("--insert_op_conf (static AIPP) together with --dynamic_image_size or --dynamic_dims is "
-                           "not supported by ascendsim (with --dynamic_batch_size it is)")
+    if kind == DynamicType.DYNAMIC_IMAGE:
+        for cfg in configs:
+            switch = next((f for f in ("crop", "padding") if cfg.flag(f)), None)
+            size = next((f for f in ("src_image_size_w", "src_image_size_h") if cfg.as_int(f)), None)
+            if switch or size:
+                raise cfg.error(switch or size, "When --dynamic_image_size is set, " + (
+                    "crop and padding cannot be set to 'true'" if switch else
+                    f"src_image_size_w and src_image_size_h must be set to '0' (got {size} {cfg.as_int(size)})"))
     return configs
 
 
-def _add_aipp(graph: Graph, configs: list[AippConfig], fmt: str | None, fp16_inputs: list[str],
-              first_gear: list[AippInfo]) -> list[AippInfo]:
-    """Inserts the AIPP ops for one plan; the first gear's records collect every gear's output shape."""
+def _add_aipp(graph: Graph, configs: list[AippConfig], fmt: str | None, fp16_inputs: list[str], *,
+              soc_version: str, first_gear: list[AippInfo]) -> list[AippInfo]:
+    """Inserts the AIPP ops for one plan; the first gear's records collect every gear's shapes."""
     names = [v.name for v in graph.inputs]
-    infos = apply_aipp(graph, configs, fmt)
+    infos = apply_aipp(graph, configs, fmt, soc_version)
     for info in infos:
         if names[info.input_index] in fp16_inputs:  # GE: E10034
             raise CompileError(f"E10034: This input op [{names[info.input_index]}] is linked to aipp, can not be set "
@@ -209,7 +217,7 @@ def _add_aipp(graph: Graph, configs: list[AippConfig], fmt: str | None, fp16_inp
     if not first_gear:
         return infos
     for kept, info in zip(first_gear, infos):
-        kept.out_dims += info.out_dims
+        kept.add_plan(info)
     return first_gear
 
 

@@ -45,7 +45,8 @@ PARTITION_ORDER = (Partition.MODEL_DEF, Partition.WEIGHTS_DATA, Partition.TASK_I
 # ---- MODEL_DEF ("ASMD") -----------------------------------------------------------------------------------
 MODEL_DEF_MAGIC = b"ASMD"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 2  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models (docs/om-format.md §8)
+FORMAT_MINOR = 3  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models; 1.3: the
+# MODEL_AIPP_IMAGE_DIMS TLV (docs/om-format.md §8)
 MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIII16x")
 PLAN = struct.Struct("<QIIIIIIIII20x")
 TENSOR = struct.Struct("<IIIIIIQQ8q")
@@ -134,6 +135,7 @@ class ModelDescType(enum.IntEnum):
     MODEL_DYNAMIC_OUTPUT_SHAPE = 5
     MODEL_DESIGNATE_SHAPE_ORDER = 6
     MODEL_AIPP_INFO = 100  # ascendsim (format 1.1): static AIPP parameters per input; GE keeps them in op attrs
+    MODEL_AIPP_IMAGE_DIMS = 101  # ascendsim (format 1.3): per AIPP record and plan the image's [N, H, W, C]
 
 
 DYNAMIC_INPUT_NAME = "ascend_mbatch_shape_data"  # ACL_DYNAMIC_TENSOR_NAME

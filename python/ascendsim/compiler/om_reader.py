@@ -365,9 +365,23 @@ def _inout(raw: bytes, partitions: dict[str, tuple[int, int]], model: dict[str, 
         elif kind in (F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE, F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER):
             key = "dynamic_output_shape" if kind == F.ModelDescType.MODEL_DYNAMIC_OUTPUT_SHAPE else "shape_order"
             result[key] = _vec_str(value) if value else []
-        else:
+        elif kind == F.ModelDescType.MODEL_AIPP_INFO:
             result["aipp"] = _aipp_info(value, model)
+        else:
+            _aipp_image_dims(value, result.get("aipp"), model["plan_count"])
     return result
+
+
+def _aipp_image_dims(value: bytes, records: list[dict[str, Any]] | None, plans: int) -> None:
+    """MODEL_AIPP_IMAGE_DIMS (format 1.3): each MODEL_AIPP_INFO record's image dims per plan."""
+    _check(records is not None, "MODEL_AIPP_IMAGE_DIMS before MODEL_AIPP_INFO")
+    assert records is not None
+    count, plan_count = struct.unpack_from("<II", value) if len(value) >= 8 else (-1, -1)
+    _check(count == len(records) and plan_count == plans and len(value) == 8 + 32 * count * plans,
+           "MODEL_AIPP_IMAGE_DIMS does not match MODEL_AIPP_INFO")
+    dims = _array(value, 8, "<i8", 4 * count * plans, "AIPP image dims")
+    for k, record in enumerate(records):
+        record["src_dims"] = [dims[(k * plans + i) * 4:(k * plans + i + 1) * 4] for i in range(plans)]
 
 
 def _descs(value: bytes) -> list[dict[str, Any]]:

@@ -269,7 +269,8 @@ def _task_info(model: OmModel) -> bytes:
 
 def _inout_info(model: OmModel) -> bytes:
     graphs = [p.graph for p in model.plans]
-    inputs = [_io_desc([g.inputs[i] for g in graphs], model) for i in range(len(graphs[0].inputs))]
+    images = {a.input_index: a.src_dims for a in model.aipp}
+    inputs = [_io_desc([g.inputs[i] for g in graphs], model, images.get(i)) for i in range(len(graphs[0].inputs))]
     if model.dynamic_type != F.DynamicType.FIXED:
         count = len(model.plans[0].gear)
         dtype = DType(F.DYNAMIC_INPUT_DTYPE)
@@ -288,6 +289,7 @@ def _inout_info(model: OmModel) -> bytes:
         blocks.append(_tlv(F.ModelDescType.MODEL_DESIGNATE_SHAPE_ORDER, _vec_str(model.dynamic_inputs)))
     if model.aipp:
         blocks.append(_tlv(F.ModelDescType.MODEL_AIPP_INFO, _aipp_info(model.aipp, len(model.plans))))
+        blocks.append(_tlv(F.ModelDescType.MODEL_AIPP_IMAGE_DIMS, _aipp_image_dims(model.aipp, len(model.plans))))
     return b"".join(blocks)
 
 
@@ -305,10 +307,20 @@ def _aipp_info(infos: list[AippInfo], plan_count: int) -> bytes:
     return out
 
 
-def _io_desc(per_plan: list[Value], model: OmModel) -> bytes:
+def _aipp_image_dims(infos: list[AippInfo], plan_count: int) -> bytes:
+    """Per record (MODEL_AIPP_INFO's order) and plan the image dims aclmdlGetInputDims and aclAippInfo's
+    srcDims report (a separate TLV so that loaders of format < 1.3 skip it)."""
+    if any(len(a.src_dims) != plan_count for a in infos):
+        raise ValueError(f"AIPP image dims missing for some of the {plan_count} plans")
+    return struct.pack("<II", len(infos), plan_count) + np.asarray([a.src_dims for a in infos], "<i8").tobytes()
+
+
+def _io_desc(per_plan: list[Value], model: OmModel, image_dims: list[tuple[int, ...]] | None = None) -> bytes:
     """One input/output over every plan: dims that differ between gears are reported as -1, the size and
     dimsV2 are those of the largest gear, the shape range is (min, max) per dim. A single-operator model's
-    dims are its JSON shape (-1, [-2]: size 0) and its ranges those of the JSON (docs/om-format.md §10.5)."""
+    dims are its JSON shape (-1, [-2]: size 0) and its ranges those of the JSON (docs/om-format.md §10.5).
+    A static-AIPP input's dims (and ranges) are those of the image (`image_dims` per plan, GE's
+    [N, H, W, C] of aclmdlGetInputDims); dimsV2 and the size stay the raw tensor's (aclmdlGetInputDimsV2)."""
     if model.single_op:
         value = per_plan[0]
         assert value.dtype is not None and value.shape is not None
@@ -316,14 +328,15 @@ def _io_desc(per_plan: list[Value], model: OmModel) -> bytes:
         size = 0 if any(d < 0 for d in dims) else value.nbytes
         return _desc(value.name, size, F.format_id(value.format), value.dtype, dims=dims, dims_v2=dims,
                      ranges=model.shape_ranges.get(value.name, []))
-    shapes = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
+    raw = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
+    shapes = [list(d) for d in image_dims] if image_dims else raw
     largest = max(range(len(per_plan)), key=lambda i: per_plan[i].nbytes)
     dims = [d if all(s[k] == d for s in shapes) else -1 for k, d in enumerate(shapes[0])]
     ranges = [(min(s[k] for s in shapes), max(s[k] for s in shapes)) for k in range(len(dims))] \
         if len(per_plan) > 1 else []
     value = per_plan[largest]
     return _desc(value.name, value.nbytes, F.format_id(value.format), value.dtype,
-                 dims=dims, dims_v2=shapes[largest], ranges=ranges)  # type: ignore[arg-type]
+                 dims=dims, dims_v2=raw[largest], ranges=ranges)  # type: ignore[arg-type]
 
 
 def _desc(name: str, size: int, fmt: int, dtype: DType, *, dims: list[int], dims_v2: list[int],
