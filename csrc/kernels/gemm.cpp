@@ -100,9 +100,10 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // tall on a small plane is first split by depth: see multiply_by_depth):
 //
 // Narrow B (n < kWideColumns, e.g. the 49 positions of a 7x7 plane): B is packed per call into tiles of the
-// variant's narrow_cols columns (k-major, zero-padded), and each (panel, tile) pair is one register tile of C
-// over the full depth. Threads take runs of pairs, panel-major: a panel of A, the large operand, streams once
-// per run, and the packed B (narrow: a few hundred KiB) stays in L2.
+// variant's narrow_cols columns (k-major, zero-padded), and each (group of the variant's narrow_panels adjacent
+// panels, tile) pair is one register tile of C over the full depth. Threads take runs of pairs, group-major: a
+// group of A's panels, the large operand, streams once per run, and the packed B (narrow: a few hundred KiB)
+// stays in L2.
 //
 // Wide B (the large planes of a network's first stages): B is read in place, 16 columns at a time, and every
 // panel of A is multiplied by that column block before the next: the block (k x 16) stays in L1 while A
@@ -125,27 +126,28 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
     return;
   }
   const GemmTiles& tiles_of = gemm_tiles();
-  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols, panels = (m_ + kUnit - 1) / kUnit;
+  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols;
+  const int64_t group = tiles_of.narrow_panels * kUnit, groups = (m_ + group - 1) / group;  // rows per tile of C
   float* bp = scratch_floats(8, static_cast<size_t>(tiles * cols * k_));
   parallel_for(tiles, std::max<int64_t>(1, kMinPackFloats / (cols * k_)),
                [&](int64_t t0, int64_t t1) { tiles_of.pack_narrow(b, ldb, n, k_, t0, t1, 0, k_, bp); });
-  // Items are (panel, tile) pairs, panel-major: a 10-panel product (160 rows) split by whole panels
+  // Items are (group of panels, tile) pairs, group-major: a 10-panel product (160 rows) split by whole panels
   // gave one thread 6 and the other 4.
-  const int64_t items = panels * tiles;
-  // While a panel is multiplied by its tiles, the next panel is fetched, a slice per tile: inside a network
-  // the weights come from memory (1x1 convs on 7x7 planes of depth 160 and 320 ~7-10% faster). Only when a
-  // panel fits in L1: a deeper one is read again from L2 by every tile, and fetching the next evicted more
-  // of it (depth 576 and 960: ~5% slower).
-  const int64_t lines_per_tile = k_ * kUnit <= kL1Floats ? (k_ + tiles - 1) / tiles : 0;  // k lines a panel
-  parallel_for(items, even_grain(items, kUnit * k_ * cols), [&](int64_t i0, int64_t i1) {
+  const int64_t items = groups * tiles;
+  // While a group of panels (group * k floats, contiguous) is multiplied by its tiles, the next group is
+  // fetched, a slice per tile: inside a network the weights come from memory (1x1 convs on 7x7 planes of depth
+  // 160 and 320 ~7-10% faster). Only when a group fits in L1: a deeper one is read again from L2 by every tile,
+  // and fetching the next evicted more of it (depth 576 and 960: ~5% slower).
+  const int64_t floats = static_cast<int64_t>(panels_.size()), lines = group * k_ / kUnit;  // of kUnit floats
+  const int64_t lines_per_tile = group * k_ <= kL1Floats ? (lines + tiles - 1) / tiles : 0;
+  parallel_for(items, even_grain(items, group * k_ * cols), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t p = i / tiles, t = i % tiles, rows = std::min(kUnit, m_ - p * kUnit);
-      if (p + 1 < panels)
-        for (int64_t l = t * lines_per_tile; l < std::min(k_, (t + 1) * lines_per_tile); ++l)
-          __builtin_prefetch(panels_.data() + ((p + 1) * k_ + l) * kUnit, 0, 2);
-      const int64_t at = p * kUnit * ldc + t * cols;
-      tiles_of.narrow(panels_.data() + p * k_ * kUnit, bp + t * cols * k_, k_, epilogue_at(e, at), p * kUnit, c + at,
-                      ldc, rows, std::min(cols, n - t * cols));
+      const int64_t g = i / tiles, t = i % tiles, r0 = g * group, rows = std::min(group, m_ - r0);
+      for (int64_t l = t * lines_per_tile; l < (t + 1) * lines_per_tile && (r0 + group) * k_ + l * kUnit < floats; ++l)
+        __builtin_prefetch(panels_.data() + (r0 + group) * k_ + l * kUnit, 0, 2);
+      const int64_t at = r0 * ldc + t * cols;
+      tiles_of.narrow(panels_.data() + r0 * k_, k_ * kUnit, bp + t * cols * k_, k_, epilogue_at(e, at), r0, c + at, ldc,
+                      rows, std::min(cols, n - t * cols));
     }
   });
 }
@@ -159,7 +161,7 @@ void PackedMatrix::multiply(const float* b, int64_t ldb, int64_t n, const Epilog
 void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c,
                                      int64_t ldc) const {
   const GemmTiles& tiles_of = gemm_tiles();
-  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols, panels = (m_ + kUnit - 1) / kUnit;
+  const int64_t cols = tiles_of.narrow_cols, tiles = (n + cols - 1) / cols, group = tiles_of.narrow_panels * kUnit;
   const int64_t parts = num_threads(), depth = (k_ + parts - 1) / parts, size = m_ * n;
   const bool wide = n >= kWideColumns;
   float* bp = wide ? nullptr : scratch_floats(8, static_cast<size_t>(tiles * cols * k_));
@@ -173,10 +175,10 @@ void PackedMatrix::multiply_by_depth(const float* b, int64_t ldb, int64_t n, con
         continue;
       }
       tiles_of.pack_narrow(b, ldb, n, k_, 0, tiles, k0, k1, bp);
-      for (int64_t p = 0; p < panels; ++p)
+      for (int64_t r0 = 0; r0 < m_; r0 += group)
         for (int64_t t = 0; t < tiles; ++t)
-          tiles_of.narrow(panels_.data() + (p * k_ + k0) * kUnit, bp + t * cols * k_ + k0 * cols, k1 - k0, Epilogue{}, 0,
-                          part + p * kUnit * n + t * cols, n, std::min(kUnit, m_ - p * kUnit), std::min(cols, n - t * cols));
+          tiles_of.narrow(panels_.data() + r0 * k_ + k0 * kUnit, k_ * kUnit, bp + t * cols * k_ + k0 * cols, k1 - k0,
+                          Epilogue{}, 0, part + r0 * n + t * cols, n, std::min(group, m_ - r0), std::min(cols, n - t * cols));
     }
   });
   parallel_for(m_, (m_ + parts - 1) / parts, [&](int64_t r0, int64_t r1) {

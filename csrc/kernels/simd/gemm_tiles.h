@@ -24,15 +24,17 @@ static inline GemmEpilogue epilogue_at(const GemmEpilogue& e, int64_t offset) {
 
 struct GemmTiles {
   const char* shape;    // of the register tiles, for the kernel-variant log ("16x6 / 6x16")
-  int64_t narrow_cols;  // columns of a packed tile of B (narrow products)
+  int64_t narrow_panels;  // panels of A (16 rows each) per register tile of a narrow product
+  int64_t narrow_cols;    // columns of a packed tile of B (narrow products)
   // Rows [k0, k1) of tiles [t0, t1) of B (n columns, row pitch ldb) into bp: tiles of narrow_cols columns,
   // each `depth` rows deep and k-major, columns past n zero.
   void (*pack_narrow)(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
                       int64_t k1, float* bp);
-  // C[r][j] = epilogue(sum over kc of ap[k][r] * bp[k][j]) for r < rows, j < cols: one panel of A (from row r0
-  // of the bias) by one packed tile of B.
-  void (*narrow)(const float* ap, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c,
-                 int64_t ldc, int64_t rows, int64_t cols);
+  // C[r][j] = epilogue(sum over kc of ap[k][r] * bp[k][j]) for r < rows <= narrow_panels * 16, j < cols: as
+  // many adjacent panels of A as the rows need (`pitch` floats apart; from row r0 of the bias) by one packed
+  // tile of B.
+  void (*narrow)(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0,
+                 float* c, int64_t ldc, int64_t rows, int64_t cols);
   // C[:, 0:w] = epilogue(A * B[:, 0:w] (+ C when `accumulate`)) for every panel of A (m rows, depth k, panels
   // `pitch` deep) over `blocks` adjacent blocks of kUnit columns: B read in place (row pitch ldb, every block's
   // kUnit columns readable), C stores w = (blocks - 1) * kUnit + cols columns (cols <= kUnit).
