@@ -211,13 +211,14 @@ void PackedMatrix::multiply_wide(const float* b, int64_t ldb, int64_t n, const E
 // strided rows miss the TLB.)
 void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
                                 const Epilogue& e, float* c, int64_t ldc) const {
-  const auto wide = gemm_tiles().wide;
+  const GemmTiles& tiles_of = gemm_tiles();
+  const auto wide = tiles_of.wide;
   const int64_t slice = k1 - k0 > kDeepProduct ? kDepthSlice : k1 - k0;
   const int64_t full = std::min(j1, n / kUnit);  // blocks of kUnit columns that B has
   // A shallow product takes several adjacent blocks per call, whose slices of B together fill half of L1: each
   // group of C's rows is then written in runs of lines rather than one line per row and block (16 -> 96
-  // channels on a 112x112 plane: 96 rows of C one line apart per block).
-  const int64_t run = std::clamp<int64_t>(kL1Floats / 2 / (slice * kUnit), 1, kMaxRun);
+  // channels on a 112x112 plane: 96 rows of C one line apart per block). At least the blocks of one register tile.
+  const int64_t run = std::clamp<int64_t>(kL1Floats / 2 / (slice * kUnit), tiles_of.wide_blocks, kMaxRun);
   auto multiply_run = [&](const float* block, int64_t pitch, int64_t first, int64_t j, int64_t blocks, int64_t cols) {
     for (int64_t s0 = k0; s0 < k1; s0 += slice) {
       const int64_t s1 = std::min(k1, s0 + slice);

@@ -11,12 +11,14 @@
 // units (4 x 2) and every FMA also loaded its broadcast: products on 7x7 planes 20-30% faster on a Zen 5 with
 // three panels, a few % more than with two); AVX2: 16 x 6 in 12 of its 16; NEON: 16 x 5 in 20 of 32; SSE2: 16 x 2.
 //
-// Wide products (B read in place, kUnit columns at a time): kWideRows rows of C by the 16 columns, vectors running
-// along the columns; per k, kU vectors of B and kWideRows broadcasts of A. AVX-512: 8 rows in 8 registers; AVX2:
-// 6 rows (12 of 16; a panel's 16 rows as 6 + 6 + 4); NEON: 4 rows (16 of 32); SSE2: 2 rows. Each group of rows
-// runs along the call's adjacent blocks (several for a shallow product: gemm.cpp) before the next group, so that C
-// is written in runs of lines per row. The same tile serves the column panels of PackedColumns with the operands'
-// roles exchanged (B packed, A read in place).
+// Wide products (B read in place, kUnit columns a block): kWideRows rows of C by kWideBlocks adjacent blocks of 16
+// columns, vectors running along the columns; per k, kU vectors of each block of B and kWideRows broadcasts of A,
+// each used once per block. AVX-512: 8 rows x 32 columns in 16 registers (with one block, 8 chains each loading its
+// broadcast: 1x1 convs on large planes ~15% slower on a Zen 5); AVX2: 6 x 16 (12 of 16; a panel's 16 rows as
+// 6 + 6 + 4); NEON: 4 x 16 (16 of 32); SSE2: 2 x 16. Each group of rows runs along the call's adjacent blocks
+// (several for a shallow product: gemm.cpp) before the next group, so that C is written in runs of lines per row.
+// The column panels of PackedColumns take the one-block tile with the operands' roles exchanged (B packed, A read
+// in place).
 #include "kernels/simd/gemm_tiles.h"
 
 #include "kernels/simd/simd.h"
@@ -25,16 +27,16 @@ namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
 
 #if defined(__AVX512F__)
-constexpr int kNarrowPanels = 3, kNarrowCols = 7, kWideRows = 8;
-#define ASCENDSIM_GEMM_SHAPE "48x7 / 8x16 (AVX-512)"
+constexpr int kNarrowPanels = 3, kNarrowCols = 7, kWideRows = 8, kWideBlocks = 2;
+#define ASCENDSIM_GEMM_SHAPE "48x7 / 8x32 (AVX-512)"
 #elif defined(__AVX2__) && defined(__FMA__)
-constexpr int kNarrowPanels = 1, kNarrowCols = 6, kWideRows = 6;
+constexpr int kNarrowPanels = 1, kNarrowCols = 6, kWideRows = 6, kWideBlocks = 1;
 #define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (AVX2)"
 #elif defined(__aarch64__)
-constexpr int kNarrowPanels = 1, kNarrowCols = 5, kWideRows = 4;
+constexpr int kNarrowPanels = 1, kNarrowCols = 5, kWideRows = 4, kWideBlocks = 1;
 #define ASCENDSIM_GEMM_SHAPE "16x5 / 4x16 (NEON)"
 #else
-constexpr int kNarrowPanels = 1, kNarrowCols = 2, kWideRows = 2;
+constexpr int kNarrowPanels = 1, kNarrowCols = 2, kWideRows = 2, kWideBlocks = 1;
 #define ASCENDSIM_GEMM_SHAPE "16x2 / 2x16 (SSE2)"
 #endif
 // Accumulators + one k step's vectors of the packed operand + its broadcasts (x86 reuses one register for them;
@@ -48,7 +50,8 @@ constexpr int broadcast_registers(int broadcasts) {
 }
 static_assert(kNarrowPanels * (kNarrowCols * kU + kU) + broadcast_registers(kNarrowCols) + 1 <= kRegisters,
               "the narrow tile spills");
-static_assert(kWideRows * kU + kU + broadcast_registers(kWideRows) + 1 <= kRegisters, "the wide tile spills");
+static_assert(kWideBlocks * (kWideRows * kU + kU) + broadcast_registers(kWideRows) + 1 <= kRegisters,
+              "the wide tile spills");
 
 // A block of C whose product is short (m * k multiply-add vectors at most kShortBlock, ~300 ns) is over before a
 // store to C that misses the cache completes: C's lines for the block kAheadCols columns on are prefetched for
@@ -63,9 +66,10 @@ ASCENDSIM_INLINE float finish(const GemmEpilogue& e, int64_t r, float v) {
   return fmin_(fmax_(v, e.lo), e.hi);
 }
 
-// The row of C (cols <= kUnit values in kU vectors) through the clamp, stored.
+// The row of C (cols <= kV * kW values in kV vectors) through the clamp, stored.
+template <int kV = kU>
 ASCENDSIM_INLINE void store_row(float* c, const vf* v, vf lo, vf hi, int64_t cols) {
-  for (int u = 0; u < kU; ++u) {
+  for (int u = 0; u < kV; ++u) {
     const int64_t n = cols - u * kW;
     if (n <= 0) break;
     store_first(c + u * kW, clamp(v[u], lo, hi), n < kW ? n : kW);
@@ -129,27 +133,29 @@ void narrow(const float* ap, int64_t pitch, const float* bp, int64_t kc, const G
   narrow_panels<kNarrowPanels>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
 }
 
-// Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit), stored up to row m.
-template <int kRows>
+// Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit) by kBlocks adjacent
+// blocks of B (their last `cols` <= kBlocks * kUnit columns stored), stored up to row m.
+template <int kRows, int kBlocks = 1>
 ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int64_t ldb, const GemmEpilogue& e,
                                 bool accumulate, int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc,
                                 int64_t cols) {
-  vf acc[kRows][kU] = {};
+  constexpr int kV = kBlocks * kU;  // vectors per row
+  vf acc[kRows][kV] = {};
   if (accumulate)  // (rows past m are not C's: they start from zero)
     for (int r = 0; r < kRows && r0 + r < m; ++r)
-      for (int u = 0; u < kU && u * kW < cols; ++u) acc[r][u] = load_first(c + (r0 + r) * ldc + u * kW, imin(kW, cols - u * kW));
+      for (int u = 0; u < kV && u * kW < cols; ++u) acc[r][u] = load_first(c + (r0 + r) * ldc + u * kW, imin(kW, cols - u * kW));
   for (int64_t kk = 0; kk < k; ++kk, ap += kUnit) {
-    vf bv[kU];
-    for (int u = 0; u < kU; ++u) bv[u] = load(b + kk * ldb + u * kW);
+    vf bv[kV];
+    for (int u = 0; u < kV; ++u) bv[u] = load(b + kk * ldb + u * kW);
     for (int r = 0; r < kRows; ++r) {
       const float a = ap[r];
-      for (int u = 0; u < kU; ++u) acc[r][u] += a * bv[u];
+      for (int u = 0; u < kV; ++u) acc[r][u] += a * bv[u];
     }
   }
-  if (r0 + kRows <= m && cols == kUnit && e.sum == nullptr) {  // the common block: constant bounds throughout
+  if (r0 + kRows <= m && cols == kV * kW && e.sum == nullptr) {  // the common block: constant bounds throughout
     for (int r = 0; r < kRows; ++r) {
       const vf bias = splat(e.bias != nullptr ? e.bias[r0 + r] : 0.0f);
-      for (int u = 0; u < kU; ++u) store(c + (r0 + r) * ldc + u * kW, clamp(acc[r][u] + bias, lo, hi));
+      for (int u = 0; u < kV; ++u) store(c + (r0 + r) * ldc + u * kW, clamp(acc[r][u] + bias, lo, hi));
     }
     return;
   }
@@ -157,12 +163,27 @@ ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int6
   for (int64_t r = 0; r < rows; ++r) {
     vf* out = acc[r];
     if (e.bias != nullptr)
-      for (int u = 0; u < kU; ++u) out[u] += e.bias[r0 + r];
+      for (int u = 0; u < kV; ++u) out[u] += e.bias[r0 + r];
     if (e.sum != nullptr)
-      for (int u = 0; u < kU && u * kW < cols; ++u)
+      for (int u = 0; u < kV && u * kW < cols; ++u)
         out[u] += load_first(e.sum + (r0 + r) * ldc + u * kW, imin(kW, cols - u * kW));
-    store_row(c + (r0 + r) * ldc, out, lo, hi, cols);
+    store_row<kV>(c + (r0 + r) * ldc, out, lo, hi, cols);
   }
+}
+
+// One group of rows along the call's blocks: kWideBlocks at a time, the last one or more by the one-block tile.
+template <int kRows>
+ASCENDSIM_INLINE void wide_group(const float* ap, int64_t k, const float* b, int64_t ldb, const GemmEpilogue& e,
+                                 bool accumulate, int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc,
+                                 int64_t blocks, int64_t cols) {
+  int64_t q = 0;
+  if constexpr (kWideBlocks > 1)
+    for (; q + kWideBlocks <= blocks; q += kWideBlocks)
+      wide_rows<kRows, kWideBlocks>(ap, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, r0, m, lo, hi,
+                                    c + q * kUnit, ldc, (kWideBlocks - 1) * kUnit + (q + kWideBlocks < blocks ? kUnit : cols));
+  for (; q < blocks; ++q)
+    wide_rows<kRows>(ap, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, r0, m, lo, hi, c + q * kUnit, ldc,
+                     q + 1 < blocks ? kUnit : cols);
 }
 
 void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
@@ -177,14 +198,9 @@ void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float*
     const float* panel = panels + p0 * pitch;
     int64_t g = 0;
     for (; g + kWideRows <= kUnit && p0 + g < m; g += kWideRows)
-      for (int64_t q = 0; q < blocks; ++q)
-        wide_rows<kWideRows>(panel + g, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, p0 + g, m, lo,
-                             hi, c + q * kUnit, ldc, q + 1 < blocks ? kUnit : cols);
+      wide_group<kWideRows>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, blocks, cols);
     if constexpr (kRest > 0)
-      if (p0 + g < m)
-        for (int64_t q = 0; q < blocks; ++q)
-          wide_rows<kRest>(panel + g, k, b + q * kUnit, ldb, epilogue_at(e, q * kUnit), accumulate, p0 + g, m, lo, hi,
-                           c + q * kUnit, ldc, q + 1 < blocks ? kUnit : cols);
+      if (p0 + g < m) wide_group<kRest>(panel + g, k, b, ldb, e, accumulate, p0 + g, m, lo, hi, c, ldc, blocks, cols);
   }
 }
 
@@ -237,7 +253,7 @@ void columns(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp,
 }  // namespace
 
 extern const GemmTiles gemm_tiles_table;
-const GemmTiles gemm_tiles_table = {ASCENDSIM_GEMM_SHAPE, kNarrowPanels, kNarrowCols, pack_narrow, narrow, wide,
-                                     columns};
+const GemmTiles gemm_tiles_table = {ASCENDSIM_GEMM_SHAPE, kNarrowPanels, kNarrowCols, kWideBlocks, pack_narrow, narrow,
+                                     wide, columns};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

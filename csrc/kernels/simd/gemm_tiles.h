@@ -26,6 +26,7 @@ struct GemmTiles {
   const char* shape;    // of the register tiles, for the kernel-variant log ("16x6 / 6x16")
   int64_t narrow_panels;  // panels of A (16 rows each) per register tile of a narrow product
   int64_t narrow_cols;    // columns of a packed tile of B (narrow products)
+  int64_t wide_blocks;    // adjacent blocks of 16 columns per register tile of a wide product
   // Rows [k0, k1) of tiles [t0, t1) of B (n columns, row pitch ldb) into bp: tiles of narrow_cols columns,
   // each `depth` rows deep and k-major, columns past n zero.
   void (*pack_narrow)(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
