@@ -371,9 +371,39 @@ def test_memset_errors(device: int) -> None:
     expect(aclrtMemset(ptr, 10, 0, 11), ACL_ERROR_RT_PARAM_INVALID, "count 11 is larger than maxCount 10")
     expect(aclrtMemset(ptr, 4096, 0, 1001), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
     host = np.zeros(16, np.uint8)
-    expect(aclrtMemset(host.ctypes.data, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "host memory")
+    expect(aclrtMemset(host.ctypes.data, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "host memory the ACL did not allocate")
     assert aclrtFree(ptr) == ACL_SUCCESS
     expect(aclrtMemset(ptr, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "freed")
+
+
+def test_memset_fills_acl_host_memory(stream: int) -> None:
+    # "The system tells from the address whether the memory is on the host or the device": aclrtMallocHost
+    # memory is filled too (synchronously, or as a stream task), inside its buffer.
+    from stream_helpers import PinnedBuffer, gated, reporter
+
+    small = PinnedBuffer(1000)
+    try:
+        assert aclrtMemset(small.address + 100, 900, 0x5A, 800) == ACL_SUCCESS, last_error()
+        expected = np.zeros(1000, np.uint8)
+        expected[100:900] = 0x5A
+        np.testing.assert_array_equal(small.array, expected)
+        expect(aclrtMemset(small.address + 100, 1000, 0, 901), ACL_ERROR_RT_PARAM_INVALID, "runs past the end",
+               "aclrtMallocHost buffer")
+        expect(aclrtMemsetAsync(small.address, 2000, 0, 1001, stream), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
+        assert aclrtMemsetAsync(small.address, 1000, 0x33, 10, stream) == ACL_SUCCESS, last_error()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+        expected[:10] = 0x33
+        np.testing.assert_array_equal(small.array, expected)
+    finally:
+        small.free()
+    # A queued fill holds its buffer as a queued copy does: freeing it first gives the memory back only after the
+    # task ran. 64 MiB is mmap'd by malloc whatever its threshold, so an early free would unmap it under the task.
+    big = PinnedBuffer(64 * MiB)
+    with reporter() as serving, gated(stream, serving) as gate:
+        assert aclrtMemsetAsync(big.address, 64 * MiB, 0x77, 64 * MiB, stream) == ACL_SUCCESS, last_error()
+        big.free()
+        gate.open()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
 
 
 # ---- asynchronous copies -----------------------------------------------------------------------------------

@@ -112,14 +112,17 @@ aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, in
   return check_region(src, count, api, "src", src_region);
 }
 
-aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api) {
+// A fill touches device memory or an aclrtMallocHost buffer, inside its allocation.
+aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api, MemoryRegion* region) {
   if (devPtr == nullptr) return null_argument(api, "devPtr");
   if (count > maxCount)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than maxCount %zu", api, count, maxCount);
-  MemoryRegion region;
-  if (aclError ret = check_region(devPtr, count, api, "devPtr", &region)) return ret;
-  if (!region.is_device())
-    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
+  if (aclError ret = check_region(devPtr, count, api, "devPtr", region)) return ret;
+  if (!region->pinned)
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: devPtr %p is host memory the ACL did not allocate (malloc, a numpy array, the stack): fill "
+                "device memory (aclrtMalloc) or host memory from aclrtMallocHost; on a device this is undefined "
+                "behaviour", api, devPtr);
   return ACL_SUCCESS;
 }
 
@@ -218,7 +221,8 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
-  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  MemoryRegion region;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__, &region)) return ret;
   std::memset(devPtr, static_cast<unsigned char>(value), count);
   return ACL_SUCCESS;
 }
@@ -226,11 +230,14 @@ aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count)
 aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
-  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  MemoryRegion region;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__, &region)) return ret;
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const auto byte = static_cast<unsigned char>(value);
-  return submit(target, false, nullptr, nullptr, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
+  // An aclrtMallocHost buffer is held by the task, like the host side of a queued copy.
+  return submit(target, false, pinned_host(devPtr, region), nullptr,
+                [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
                 {"MemsetAsync", {"bytes", count}, {}});
 }
 
