@@ -256,7 +256,8 @@ def test_single_operator_model_decoded(single_op: bytes, tmp_path: Path) -> None
     """tests/c/om_parser_check.cpp: what parse_om hands the runtime (NodeDef, TensorDef, IoDesc) for SINGLE_OP."""
     (tmp_path / "checked.om").write_bytes(single_op)
     sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "model" / "plan_overlap.cpp",
-               ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp"]
+               ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp",
+               ROOT / "csrc" / "core" / "log_file.cpp"]
     result = run_unit_check(tmp_path, "om_parser_check", sources,
                             env={"OM_PARSER_CHECK_FILE": str(tmp_path / "checked.om")})
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
