@@ -143,6 +143,7 @@ void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_si
   if (should_split(block, rounded)) split(block, rounded);
   block->state = State::kAllocated;
   block->usable = usable_size;
+  block->extent = size;
   block->api = api;
   block->seq = next_creation_seq();
   stats_.allocated_bytes += block->size;
@@ -188,6 +189,7 @@ bool CachingAllocator::find(const void* p, Allocation* out) const {
   if (block == nullptr || !block->allocated()) return false;
   out->base = block->ptr;
   out->size = block->usable;
+  out->extent = block->extent;
   return true;
 }
 

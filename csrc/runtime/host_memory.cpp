@@ -120,6 +120,7 @@ bool HostMemory::find(const void* p, Allocation* out) const {
   if (around == live_.end()) return false;
   out->base = reinterpret_cast<void*>(around->first);
   out->size = around->second.size;
+  out->extent = around->second.size;
   return true;
 }
 
