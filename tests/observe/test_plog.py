@@ -1,14 +1,18 @@
 """The log where CANN users look (core/log.h): every error is a line of a plog file under
 $ASCEND_PROCESS_LOG_PATH/debug/plog/, in CANN's line format, created only when a line is written; the level comes
 from ASCEND_GLOBAL_LOG_LEVEL and ASCEND_LOG_PRINT_TO_STDOUT=1 (or ASCEND_SLOG_PRINT_TO_STDOUT=1) prints the lines
-instead."""
+instead. Also the C program of what official samples do that the real stack allows (tests/c/sample_fidelity.c),
+whose deliberate errors the plog then holds."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from acl_helpers import run_python
+import pytest
+from model.exec_helpers import add_relu_add, compile_model
+
+from acl_helpers import TESTS, Compiler, run_python
 
 PLOG_NAME = re.compile(r"plog-(\d+)_(\d{17})\.log")
 # [LEVEL] MODULE(pid,program):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]tid message
@@ -85,3 +89,26 @@ def test_a_run_that_logs_nothing_leaves_no_file(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def wide_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_model(add_relu_add(width=64), tmp_path_factory.mktemp("wide"), "wide")
+
+
+def test_c_sample_fidelity_flow(compiler: Compiler, wide_model: Path, tmp_path: Path) -> None:
+    program = compiler.build(TESTS / "c" / "sample_fidelity.c")
+    logs = tmp_path / "logs"
+    result = compiler.run(
+        program, str(wide_model), env={"ASCEND_PROCESS_LOG_PATH": str(logs), "ASCEND_GLOBAL_LOG_LEVEL": "2"}
+    )
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stdout + result.stderr
+    (path,) = plog_files(logs)
+    lines = lines_of(path)
+    assert all(m[4] == "sample_fidelity" for m in lines)
+    messages = [(m[1], m[2], m[8]) for m in lines]
+    assert any(level == "ERROR" and "host memory the ACL did not allocate" in text for level, _, text in messages)
+    e13025 = [(module, text) for level, module, text in messages if text.startswith("E13025")]
+    assert len(e13025) == 1 and e13025[0][0] == "GE" and "191 bytes" in e13025[0][1], messages
+    larger = [text for level, _, text in messages if level == "WARNING" and "more than the 256" in text]
+    assert len(larger) == 1 and "the buffer has 320 bytes" in larger[0], messages
