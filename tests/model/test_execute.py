@@ -188,8 +188,10 @@ def test_input_buffers_follow_ge_size_allowance(tmp_path: Path, stream: int) -> 
         aclmdlCreateDataset,
         aclmdlDestroyDataset,
         aclrtFree,
+        aclrtMalloc,
         aclrtMallocAlign32,
         aclrtMemcpyAsync,
+        aclrtMemset,
     )
     from stream_helpers import PinnedBuffer, gated, reporter
 
@@ -198,8 +200,12 @@ def test_input_buffers_follow_ge_size_allowance(tmp_path: Path, stream: int) -> 
     x = np.random.default_rng(7).standard_normal((1, 64)).astype(np.float32)
     outs = DeviceBuffers([np.zeros((1, 64), np.float32)])
     whole = DeviceBuffers([x], sizes=[192])  # says 192 bytes; its allocation (aclrtMalloc: padded) has all 256
-    short, ret = aclrtMallocAlign32(192, 0)  # an allocation of exactly 192 bytes: no rounding to read past
-    assert ret == ACL_SUCCESS
+    # An allocation of exactly 192 bytes (no rounding to read past) in a block that held other data before: what
+    # lies past its end in the block is not zeros.
+    used, ret = aclrtMalloc(400, 0)
+    assert ret == ACL_SUCCESS and aclrtMemset(used, 400, 0x7F, 400) == ACL_SUCCESS and aclrtFree(used) == 0
+    short, ret = aclrtMallocAlign32(192, 0)
+    assert ret == ACL_SUCCESS and short == used
     dataset = aclmdlCreateDataset()
     buffers = [aclCreateDataBuffer(short, 192)]
     assert aclmdlAddDatasetBuffer(dataset, buffers[0]) == ACL_SUCCESS
