@@ -3,10 +3,19 @@ The helpers they use are in acl_helpers.py."""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The runtime writes CANN's plog files for every error (core/log.h): into a directory of this run, for this process
+# and every program a test starts, never into the user's ~/ascend/log. Set before the library logs anything.
+os.environ["ASCEND_PROCESS_LOG_PATH"] = tempfile.mkdtemp(prefix="ascendsim-test-logs-")
+atexit.register(shutil.rmtree, os.environ["ASCEND_PROCESS_LOG_PATH"], ignore_errors=True)
 
 from acl_helpers import Compiler, new_stream
 from ascendcl import ACL_ERROR_REPEAT_INITIALIZE, ACL_SUCCESS, aclInit, aclrtResetDevice, aclrtSetDevice

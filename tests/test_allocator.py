@@ -10,9 +10,10 @@ import pytest
 
 from acl_helpers import ROOT, run_unit_check
 
-# The device memory feeds the leak report's live objects and the profiler's memory counter, and asks the fault
-# injection registry for a memory cap (both off in these checks).
-SOURCES = [ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "live_objects.cpp",
+# The device memory reports errors (each one a log line), feeds the leak report's live objects and the profiler's
+# memory counter, and asks the fault injection registry for a memory cap (both off in these checks).
+SOURCES = [ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp",
+           ROOT / "csrc" / "core" / "log_file.cpp", ROOT / "csrc" / "core" / "live_objects.cpp",
            ROOT / "csrc" / "core" / "fault_injection.cpp", ROOT / "csrc" / "core" / "byte_size.cpp",
            ROOT / "csrc" / "runtime" / "profiler.cpp", *sorted((ROOT / "csrc" / "device").glob("*.cpp"))]
 

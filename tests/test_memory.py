@@ -280,20 +280,50 @@ def test_memcpy_host_to_host_pageable(device: int) -> None:
     np.testing.assert_array_equal(dst, src)
 
 
-def test_memcpy_kind_is_checked_against_the_pointers(device: int) -> None:
-    # The kind must say where the pointers really are (ACL_MEMCPY_DEFAULT infers it).
+def test_memcpy_kind_is_a_hint(device: int) -> None:
+    # Since CANN 7.0 the kind is reserved: aclrtMemcpy copies as its pointers say, whatever valid kind it gets
+    # (the Python samples pass one that contradicts them). Bounds and liveness are still checked.
     data = np.arange(64, dtype=np.uint8)
     ptr = malloc(64)
-    expect(aclrtMemcpy(ptr, 64, data.ctypes.data, 64, D2H), ACL_ERROR_RT_PARAM_INVALID,
-           "kind ACL_MEMCPY_DEVICE_TO_HOST does not match", "ACL_MEMCPY_HOST_TO_DEVICE")
-    expect(aclrtMemcpy(data.ctypes.data, 64, ptr, 64, H2H), ACL_ERROR_RT_PARAM_INVALID, "does not match")
-    expect(aclrtMemcpy(ptr, 64, ptr, 64, H2D), ACL_ERROR_RT_PARAM_INVALID, "does not match")
-    assert aclrtMemcpy(ptr, 64, data.ctypes.data, 64, ACL_MEMCPY_DEFAULT) == ACL_SUCCESS
+    assert aclrtMemcpy(ptr, 64, data.ctypes.data, 64, D2H) == ACL_SUCCESS, last_error()  # really host to device
     out = np.zeros_like(data)
-    assert aclrtMemcpy(out.ctypes.data, 64, ptr, 64, ACL_MEMCPY_DEFAULT) == ACL_SUCCESS
+    assert aclrtMemcpy(out.ctypes.data, 64, ptr, 64, H2D) == ACL_SUCCESS, last_error()  # really device to host
     np.testing.assert_array_equal(out, data)
-    expect(aclrtMemcpy2d(ptr, 8, data.ctypes.data, 8, 8, 8, D2H), ACL_ERROR_RT_PARAM_INVALID, "does not match")
+    other = malloc(64)
+    assert aclrtMemcpy(other, 64, ptr, 64, H2H) == ACL_SUCCESS  # really device to device
+    np.testing.assert_array_equal(from_device(other, data), data)
+    expect(aclrtMemcpy(ptr, 64, data.ctypes.data, 65, D2H), ACL_ERROR_RT_PARAM_INVALID, "larger than destMax")
+    expect(aclrtMemcpy(ptr, 128, data.ctypes.data, 128, D2H), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
+    expect(aclrtMemcpy(ptr, 64, data.ctypes.data, 64, 7), ACL_ERROR_INVALID_PARAM, "kind 7")
+    assert aclrtFree(other) == ACL_SUCCESS
+    expect(aclrtMemcpy(other, 64, data.ctypes.data, 64, D2D), ACL_ERROR_RT_PARAM_INVALID, "freed")
     assert aclrtFree(ptr) == ACL_SUCCESS
+
+
+def test_async_and_2d_copies_correct_the_kind_as_the_runtime(stream: int) -> None:
+    # CANN's MemcpyKindAutoCorrect: between device memory and aclrtMallocHost memory the pointers decide; with
+    # pageable host memory on a side the kind must be one that side could make true.
+    data = np.arange(256, dtype=np.uint8)
+    pinned, dev = malloc_host(256), malloc(256)
+    assert aclrtMemcpy(pinned, 256, data.ctypes.data, 256, H2H) == ACL_SUCCESS
+    assert aclrtMemcpyAsync(dev, 256, pinned, 256, D2H, stream) == ACL_SUCCESS, last_error()  # corrected to H2D
+    assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+    np.testing.assert_array_equal(from_device(dev, data), data)
+    pageable = np.zeros_like(data)
+    expect(aclrtMemcpyAsync(dev, 256, pageable.ctypes.data, 256, D2H, stream), ACL_ERROR_RT_PARAM_INVALID,
+           "kind ACL_MEMCPY_DEVICE_TO_HOST is impossible", "ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_DEVICE")
+    assert aclrtMemcpyAsync(pageable.ctypes.data, 256, dev, 256, D2D, stream) == ACL_SUCCESS  # allowed: D2H, D2D
+    np.testing.assert_array_equal(pageable, data)
+    expect(aclrtMemcpyAsync(dev, 512, pinned, 512, D2H, stream), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
+    rows = malloc(64 * 4)
+    assert aclrtMemcpy2d(rows, 64, pinned, 64, 32, 4, D2H) == ACL_SUCCESS, last_error()  # corrected to H2D
+    expect(aclrtMemcpy2d(rows, 64, dev, 64, 32, 4, H2D), ACL_ERROR_RT_PARAM_INVALID,
+           "copies only between host and device")
+    assert aclrtMemcpy2dAsync(rows, 64, dev, 64, 32, 4, H2D, stream) == ACL_SUCCESS  # async: D2D is fine
+    assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+    for ptr in (dev, rows):
+        assert aclrtFree(ptr) == ACL_SUCCESS
+    assert aclrtFreeHost(pinned) == ACL_SUCCESS
 
 
 def test_memcpy_zero_count_is_a_no_op(device: int) -> None:
@@ -371,9 +401,39 @@ def test_memset_errors(device: int) -> None:
     expect(aclrtMemset(ptr, 10, 0, 11), ACL_ERROR_RT_PARAM_INVALID, "count 11 is larger than maxCount 10")
     expect(aclrtMemset(ptr, 4096, 0, 1001), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
     host = np.zeros(16, np.uint8)
-    expect(aclrtMemset(host.ctypes.data, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "host memory")
+    expect(aclrtMemset(host.ctypes.data, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "host memory the ACL did not allocate")
     assert aclrtFree(ptr) == ACL_SUCCESS
     expect(aclrtMemset(ptr, 16, 0, 16), ACL_ERROR_RT_PARAM_INVALID, "freed")
+
+
+def test_memset_fills_acl_host_memory(stream: int) -> None:
+    # "The system tells from the address whether the memory is on the host or the device": aclrtMallocHost
+    # memory is filled too (synchronously, or as a stream task), inside its buffer.
+    from stream_helpers import PinnedBuffer, gated, reporter
+
+    small = PinnedBuffer(1000)
+    try:
+        assert aclrtMemset(small.address + 100, 900, 0x5A, 800) == ACL_SUCCESS, last_error()
+        expected = np.zeros(1000, np.uint8)
+        expected[100:900] = 0x5A
+        np.testing.assert_array_equal(small.array, expected)
+        expect(aclrtMemset(small.address + 100, 1000, 0, 901), ACL_ERROR_RT_PARAM_INVALID, "runs past the end",
+               "aclrtMallocHost buffer")
+        expect(aclrtMemsetAsync(small.address, 2000, 0, 1001, stream), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
+        assert aclrtMemsetAsync(small.address, 1000, 0x33, 10, stream) == ACL_SUCCESS, last_error()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+        expected[:10] = 0x33
+        np.testing.assert_array_equal(small.array, expected)
+    finally:
+        small.free()
+    # A queued fill holds its buffer as a queued copy does: freeing it first gives the memory back only after the
+    # task ran. 64 MiB is mmap'd by malloc whatever its threshold, so an early free would unmap it under the task.
+    big = PinnedBuffer(64 * MiB)
+    with reporter() as serving, gated(stream, serving) as gate:
+        assert aclrtMemsetAsync(big.address, 64 * MiB, 0x77, 64 * MiB, stream) == ACL_SUCCESS, last_error()
+        big.free()
+        gate.open()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
 
 
 # ---- asynchronous copies -----------------------------------------------------------------------------------
@@ -421,10 +481,9 @@ def test_memcpy_async_errors(stream: int) -> None:
     expect(aclrtMemcpyAsync(dev, 16, h, 16, 42, stream), ACL_ERROR_INVALID_PARAM, "kind 42")
     expect(aclrtMemcpyAsync(dev, 16, h, 32, H2D, stream), ACL_ERROR_RT_PARAM_INVALID, "larger than destMax")
     expect(aclrtMemcpyAsync(dev, 4096, h, 2048, H2D, stream), ACL_ERROR_RT_PARAM_INVALID, "runs past the end")
-    # The kind must match the pointers: here dst is device memory and src host memory.
+    # With pageable host memory the kind must be one that memory could make true: here dst is device memory.
     expect(aclrtMemcpyAsync(dev, 16, h, 16, D2H, stream), ACL_ERROR_RT_PARAM_INVALID,
-           "kind ACL_MEMCPY_DEVICE_TO_HOST does not match", "ACL_MEMCPY_HOST_TO_DEVICE")
-    expect(aclrtMemcpyAsync(dev, 16, dev + 512, 16, H2D, stream), ACL_ERROR_RT_PARAM_INVALID, "does not match")
+           "kind ACL_MEMCPY_DEVICE_TO_HOST is impossible", "dst is device 0 memory, src is host memory")
     other = np.zeros(16, np.uint8)
     for kind in (H2H, ACL_MEMCPY_DEFAULT):
         expect(aclrtMemcpyAsync(other.ctypes.data, 16, h, 16, kind, stream), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -497,7 +556,7 @@ def test_memcpy2d_errors(stream: int) -> None:
     expect(aclrtMemcpy2d(dev, 64, h, 32, 32, 11, H2D), ACL_ERROR_RT_PARAM_INVALID, "runs past the end", "11 rows")
     expect(aclrtMemcpy2d(dev, 2**62, h, 2**62, 32, 10, H2D), ACL_ERROR_INVALID_PARAM, "overflows")
     expect(aclrtMemcpy2dAsync(dev, 64, h, 64, 32, 10, H2H, stream), ACL_ERROR_INVALID_PARAM, "is not supported")
-    expect(aclrtMemcpy2dAsync(dev, 64, h, 64, 32, 10, D2H, stream), ACL_ERROR_RT_PARAM_INVALID, "does not match")
+    expect(aclrtMemcpy2dAsync(dev, 64, h, 64, 32, 10, D2H, stream), ACL_ERROR_RT_PARAM_INVALID, "is impossible")
     expect(aclrtMemcpy2dAsync(dev, 64, h, 64, 32, 10, H2D, 0x999), ACL_ERROR_RT_INVALID_HANDLE, "stream")
     assert aclrtFree(dev) == ACL_SUCCESS
 
@@ -582,7 +641,7 @@ SMALL_DEVICE = """
     message = aclGetRecentErrMsg()
     for fragment in ("EE207001", "aclrtMalloc", "device 0 out of memory", "tried to allocate 3.00 MiB",
                      "3145760 bytes", "capacity 64.00 MiB", "62.00 MiB allocated", "62.00 MiB reserved",
-                     "2.00 MiB free", "largest free block 2.00 MiB"):
+                     "2.00 MiB free", "largest free block 2.00 MiB", "ASCENDSIM_DEVICE_MEMORY"):
         assert fragment in message, (fragment, message)
     s = ascendsim.memory_stats(0)
     assert s["oom_count"] == 1 and s["alloc_retries"] == 1 and s["segment_count"] == 1, s

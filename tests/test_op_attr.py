@@ -51,7 +51,8 @@ def build_check(tmp_path: Path, *flags: str) -> Path:
     program = tmp_path / "op_attr_check"
     sources = [TESTS / "c" / "op_attr_check.cpp", ROOT / "csrc" / "api" / "acl_op_attr.cpp",
                ROOT / "csrc" / "runtime" / "op_attr.cpp", ROOT / "csrc" / "core" / "error.cpp",
-               ROOT / "csrc" / "core" / "live_objects.cpp", ROOT / "csrc" / "core" / "log.cpp"]
+               ROOT / "csrc" / "core" / "live_objects.cpp", ROOT / "csrc" / "core" / "log.cpp",
+               ROOT / "csrc" / "core" / "log_file.cpp"]
     command = ["g++", "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", *flags,
                f"-I{ROOT / 'include'}", f"-I{ROOT / 'csrc'}", *map(str, sources), "-o", str(program), "-lpthread"]
     built = subprocess.run(command, capture_output=True, text=True, check=False)

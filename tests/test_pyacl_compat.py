@@ -293,6 +293,31 @@ def test_host_buffers_and_zero_copy_views(acl_stream: int) -> None:
     assert acl.rt.free_host(host_in) != ACL_SUCCESS  # double free is an error code, not a crash
 
 
+def test_host_memory_fills_and_hint_kinds_like_the_samples(acl_stream: int) -> None:
+    # Samples clear aclrtMallocHost buffers with memset and, written for CANN 7+, pass a kind that does not match
+    # their pointers (the kind is reserved): both work on the device.
+    import ctypes
+
+    size = 4096
+    host, ret = acl.rt.malloc_host(size)
+    check(ret)
+    device, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+    check(ret)
+    view = np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(host))
+    check(acl.rt.memset(host, size, 0xEE, size))
+    assert (view == 0xEE).all()
+    check(acl.rt.memset_async(host, size, 0x11, size // 2, acl_stream))
+    check(acl.rt.synchronize_stream(acl_stream))
+    assert (view[: size // 2] == 0x11).all() and (view[size // 2:] == 0xEE).all()
+    check(acl.rt.memcpy(device, size, host, size, ACL_MEMCPY_DEVICE_TO_HOST))  # really host to device
+    check(acl.rt.memset(host, size, 0, size))
+    check(acl.rt.memcpy(host, size, device, size, ACL_MEMCPY_HOST_TO_DEVICE))  # really device to host
+    assert (view[: size // 2] == 0x11).all() and (view[size // 2:] == 0xEE).all()
+    del view
+    check(acl.rt.free(device))
+    check(acl.rt.free_host(host))
+
+
 def test_numpy_pointer_helpers_warn_like_pyacl() -> None:
     array = np.arange(6, dtype=np.float32).reshape(2, 3)
     with warnings.catch_warnings(record=True) as caught:

@@ -2,7 +2,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdarg>
-#include <cstring>
 #include <string>
 
 #include "acl/acl.h"
@@ -131,8 +130,8 @@ void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_
   va_start(args, fmt);
   std::vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
-  const char* base = file != nullptr ? std::strrchr(file, '/') : nullptr;
-  log(logLevel, "APP", "%s:%u %s: %s", base != nullptr ? base + 1 : (file != nullptr ? file : "?"), line,
+  // The line names the program's file and line, which ACL_APP_LOG passes.
+  log(LogSite(logLevel, file != nullptr ? file : "?", static_cast<int>(line)), "APP", "%s: %s",
       func != nullptr ? func : "?", message);
 }
 

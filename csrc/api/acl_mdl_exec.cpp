@@ -6,7 +6,8 @@
 // on the calling thread and returns when it is done, as the real runtime runs a synchronous execution on the
 // model's own stream and waits for it. The user's buffers are bound at the call (zero copy): the kernels
 // read the input buffers and write the output buffers directly, so an async caller must keep them alive and
-// unchanged until the stream reaches the task, as on the device.
+// unchanged until the stream reaches the task, as on the device. (An input shorter than the model's, which GE
+// tolerates by up to 64 bytes, is read from a copy when its allocation ends early: api/model_buffers.h.)
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "api/model_buffers.h"
 #include "api/sync_timeout.h"
 #include "core/enum_value.h"
 #include "core/error.h"
@@ -166,7 +168,15 @@ struct Request {
   std::vector<void*> outputs;
   ExecOptions options;
   bool input_descs = false;  // the input dataset holds tensor descriptions (see reset_output_descs)
+  std::vector<ShortInput> short_inputs;  // read from a copy: their allocations end early (api/model_buffers.h)
+  std::vector<uint8_t> staging;          // those copies, made when the execution runs
 };
+
+// Runs the checked request (on the caller's thread or as the stream's task).
+aclError run(Request& req, const char* api) {
+  if (!req.short_inputs.empty()) stage_short_inputs(req.short_inputs, &req.staging, req.inputs.data());
+  return req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
+}
 
 constexpr size_t kNoIndex = SIZE_MAX;
 
@@ -183,37 +193,14 @@ aclError buffer_of(const aclmdlDataset* dataset, size_t i, void** addr, size_t* 
   return buffer_of(buffers[i], addr, size);
 }
 
-// Checks one user buffer (`what` `i`, or just `what` when i is kNoIndex): large enough for what the plan
-// reads or writes, and inside device memory.
-aclError check_buffer(const LoadedModel& model, const char* what, size_t i, void* addr, size_t size, size_t needed,
-                      const char* api) {
-  auto label = [&] { return i == kNoIndex ? std::string(what) : std::string(what) + " " + std::to_string(i); };
-  if (size < needed)
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: model expects %zu bytes, given %zu", api, label().c_str(), needed,
-                size);
-  if (needed == 0) return ACL_SUCCESS;
-  if (addr == nullptr)
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: the buffer address is NULL", api, label().c_str());
-  DeviceMemory& memory = model.device()->memory();
-  Allocation alloc{};
-  if (!memory.find(addr, &alloc))
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: address %p is not device memory of device %d: %s", api,
-                label().c_str(), addr, memory.device_id(), memory.describe(addr).c_str());
-  const size_t room = alloc.size - static_cast<size_t>(static_cast<uint8_t*>(addr) - static_cast<uint8_t*>(alloc.base));
-  if (room < needed)
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: model expects %zu bytes, but the buffer at %p has only %zu "
-                "bytes of device memory (its size says %zu)", api, label().c_str(), needed, addr, room, size);
-  return ACL_SUCCESS;
-}
-
 // What an exec config asks of one execution; its work memory is checked against the plan that runs.
 aclError apply_exec_config(const aclmdlExecConfigHandle* config, const char* api, Request* req) {
   req->options = ExecOptions{};
   if (config == nullptr) return ACL_SUCCESS;
   req->options.event_timeout_ms = config->event_sync_timeout;
   if (config->work == nullptr) return ACL_SUCCESS;
-  if (aclError ret = check_buffer(*req->model, "work memory (ACL_MDL_WORK_ADDR_PTR, ACL_MDL_WORK_SIZET)", kNoIndex,
-                                  config->work, config->work_size,
+  if (aclError ret = check_buffer(req->model->device()->memory(), "work memory (ACL_MDL_WORK_ADDR_PTR, "
+                                  "ACL_MDL_WORK_SIZET)", kNoIndex, config->work, config->work_size,
                                   req->model->plan(req->plan).def->feature_map_size, api))
     return ret;
   req->options.work = config->work;
@@ -255,10 +242,10 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
       return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: input %zu: the dataset holds no valid data buffer", api, i);
     req->inputs[i] = addr;
   }
+  DeviceMemory& memory = model.device()->memory();
   if (def.dynamic_input_index != kNone) {
     const size_t g = def.dynamic_input_index;
-    if (aclError ret = check_buffer(model, "input", g, const_cast<void*>(req->inputs[g]), in_sizes[g],
-                                    def.inputs[g].size, api))
+    if (aclError ret = check_buffer(memory, "input", g, req->inputs[g], in_sizes[g], def.inputs[g].size, api))
       return ret;
   }
   if (aclError ret = model.select_plan(def.dynamic_input_index == kNone ? nullptr : req->inputs[def.dynamic_input_index],
@@ -266,10 +253,11 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
                                        &req->plan))
     return ret;
   const PlanRuntime& plan = model.plan(req->plan);
+  req->short_inputs.clear();
   for (size_t i = 0; i < n_in; ++i) {
     if (i == def.dynamic_input_index) continue;
-    if (aclError ret = check_buffer(model, "input", i, const_cast<void*>(req->inputs[i]), in_sizes[i],
-                                    plan.input_sizes[i], api))
+    if (aclError ret = check_input(memory, def.name.c_str(), i, req->inputs[i], in_sizes[i], plan.input_sizes[i],
+                                   def.dynamic_type != 0, api, &req->short_inputs))
       return ret;
   }
   for (size_t i = 0; i < n_out; ++i) {
@@ -277,7 +265,7 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
     size_t size = 0;
     if (buffer_of(out_buffers[i], &addr, &size) != ACL_SUCCESS)
       return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: output %zu: the dataset holds no valid data buffer", api, i);
-    if (aclError ret = check_buffer(model, "output", i, addr, size, plan.output_sizes[i], api)) return ret;
+    if (aclError ret = check_buffer(memory, "output", i, addr, size, plan.output_sizes[i], api)) return ret;
     req->outputs[i] = addr;
   }
   return ACL_SUCCESS;
@@ -297,7 +285,7 @@ aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDatas
   if (ret == ACL_SUCCESS) ret = apply_exec_config(config, api, &req);
   if (ret == ACL_SUCCESS)
     if (const fault::Hit hit = fault::check(fault::Site::kModelExecute)) ret = report_execute_fault(hit, model_id, api);
-  if (ret == ACL_SUCCESS) ret = req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
+  if (ret == ACL_SUCCESS) ret = run(req, api);
   req.model.reset();  // do not keep an unloaded model alive
   if (ret == ACL_SUCCESS && req.input_descs) reset_output_descs(output, api);
   return ret;
@@ -318,7 +306,7 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
   const aclError ret = stream->enqueue(
       [req, api, injected, model_id]() {
         if (injected) return report_execute_fault(injected, model_id, api);
-        return req->model->execute(req->plan, req->inputs.data(), req->outputs.data(), req->options, api);
+        return run(*req, api);
       },
       nullptr, prof::TaskLabel{"ModelExecute", {"model", model_id}, {}});
   if (ret == ACL_SUCCESS && req->input_descs) reset_output_descs(output, api);  // at the call, as CANN

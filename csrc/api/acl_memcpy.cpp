@@ -5,23 +5,28 @@
 // fail later. The data movement is a plain memmove/memset: on the emulated device "device memory" is host
 // memory, so a copy runs at memcpy speed.
 //
-// Real runtime behaviour reproduced here (see /work/research/runtime-behaviour.md §1):
+// Real runtime behaviour reproduced here (CANN's aclrt memory.cpp and its runtime's api_error.cc):
 //  - count == 0 (width or height == 0 for 2D copies) succeeds before any other check;
 //  - NULL pointers and invalid kinds are ACL-layer errors (ACL_ERROR_INVALID_PARAM), count > destMax and
 //    bad device ranges are runtime errors (ACL_ERROR_RT_PARAM_INVALID);
-//  - a kind that contradicts the addresses is rejected (ACL_ERROR_RT_PARAM_INVALID), as the real runtime does
-//    for asynchronous copies. Newer runtimes take the kind of a *synchronous* copy as a hint; ascendsim checks
-//    it there too, so that a program with a wrong kind is told so before it meets a stricter runtime.
-//    Asynchronous host-to-host copies are rejected (ACL_HOST run mode);
+//  - the kind is a hint (the documentation calls it reserved since CANN 7.0): aclrtMemcpy copies in the
+//    direction its pointers give, whatever valid kind it is passed; the asynchronous and 2D copies correct it
+//    the way the runtime's MemcpyKindAutoCorrect does (see corrected_kind). A corrected kind is an info line
+//    in the log. Asynchronous host-to-host copies are rejected (ACL_HOST run mode);
 //  - an asynchronous copy from or to pageable host memory (not from aclrtMallocHost) is done as
-//    "synchronize the stream, then copy synchronously": the caller may reuse its buffer on return.
+//    "synchronize the stream, then copy synchronously": the caller may reuse its buffer on return;
+//  - aclrtMemset(Async) fills device memory or aclrtMallocHost memory ("the system tells which from the
+//    address"); other host memory is undefined behaviour on the device, refused here.
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "acl/acl_rt.h"
 #include "api/memory_checks.h"
 #include "core/enum_value.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "runtime/host_memory.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
@@ -40,20 +45,87 @@ aclError invalid_kind(const char* api, int kind) {
               static_cast<int>(ACL_MEMCPY_HOST_TO_HOST), static_cast<int>(ACL_MEMCPY_DEFAULT));
 }
 
-// The kind must match where the pointers are (ACL_MEMCPY_DEFAULT: whatever they imply).
-aclError check_direction(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api) {
-  const aclrtMemcpyKind implied = implied_memcpy_kind(dst, src);
-  if (kind == ACL_MEMCPY_DEFAULT || kind == implied) return ACL_SUCCESS;
-  char d[32], s[32];
-  return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: kind %s does not match the pointers: dst is %s and src is %s (%s)",
-              api, memcpy_kind_name(kind), region_name(dst, d, sizeof d), region_name(src, s, sizeof s),
-              memcpy_kind_name(implied));
+// Where a pointer lies, as CANN's runtime tells locations apart: device memory, host memory it allocated
+// (aclrtMallocHost) and host memory it knows nothing of ("unregistered": malloc, numpy, the stack).
+enum class Place { kDevice, kPinned, kPageable };
+
+Place place_of(const MemoryRegion& region) {
+  if (region.is_device()) return Place::kDevice;
+  return region.pinned ? Place::kPinned : Place::kPageable;
 }
 
-// For asynchronous copies also: host-to-host is not a device operation.
+bool has_pageable_side(const MemoryRegion& dst, const MemoryRegion& src) {
+  return place_of(dst) == Place::kPageable || place_of(src) == Place::kPageable;
+}
+
+// The direction a copy runs in. Since CANN 7.0 `kind` is a hint: the runtime takes the direction from where
+// the pointers are and corrects a kind that contradicts them (an info-level log line, as CANN's
+// MemcpyKindAutoCorrect writes; ACL_MEMCPY_DEFAULT is not a contradiction).
+aclrtMemcpyKind inferred_kind(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api) {
+  const aclrtMemcpyKind implied = implied_memcpy_kind(dst, src);
+  if (kind != ACL_MEMCPY_DEFAULT && kind != implied && log_enabled(kLogInfo)) {
+    char d[40], s[40];
+    log(kLogInfo, "RUNTIME", "%s: kind %s does not match the pointers (dst is %s, src is %s): copying as %s", api,
+        memcpy_kind_name(kind), region_name(dst, d, sizeof d), region_name(src, s, sizeof s),
+        memcpy_kind_name(implied));
+  }
+  return implied;
+}
+
+// The kind a queued copy (and a 2D copy) runs with: CANN's MemcpyKindAutoCorrect. Where both pointers are
+// known (device memory, aclrtMallocHost memory) the direction is inferred; where one is pageable host memory
+// the runtime cannot be sure what it is, so the kind must be one of those that pointer could make true
+// (ACL_MEMCPY_DEFAULT: the likeliest), else ACL_ERROR_RT_PARAM_INVALID.
+aclError corrected_kind(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api,
+                        aclrtMemcpyKind* out) {
+  if (!has_pageable_side(dst, src)) {
+    *out = inferred_kind(kind, dst, src, api);
+    return ACL_SUCCESS;
+  }
+  struct Rule {
+    Place src, dst;
+    aclrtMemcpyKind fallback;  // for ACL_MEMCPY_DEFAULT
+    std::vector<aclrtMemcpyKind> allowed;
+  };
+  constexpr aclrtMemcpyKind H2H = ACL_MEMCPY_HOST_TO_HOST, H2D = ACL_MEMCPY_HOST_TO_DEVICE,
+                            D2H = ACL_MEMCPY_DEVICE_TO_HOST, D2D = ACL_MEMCPY_DEVICE_TO_DEVICE;
+  static const Rule kRules[] = {
+      {Place::kPageable, Place::kDevice, H2D, {H2D, D2D}},
+      {Place::kDevice, Place::kPageable, D2H, {D2H, D2D}},
+      {Place::kPinned, Place::kPageable, H2H, {H2H, H2D}},
+      {Place::kPageable, Place::kPinned, H2H, {H2H, D2H}},
+      {Place::kPageable, Place::kPageable, H2H, {H2H, H2D, D2H, D2D}},
+  };
+  for (const Rule& rule : kRules) {
+    if (rule.src != place_of(src) || rule.dst != place_of(dst)) continue;
+    if (kind == ACL_MEMCPY_DEFAULT) {
+      *out = rule.fallback;
+      return ACL_SUCCESS;
+    }
+    std::string expected;
+    for (aclrtMemcpyKind allowed : rule.allowed) {
+      if (kind == allowed) {
+        *out = allowed;
+        return ACL_SUCCESS;
+      }
+      expected += std::string(expected.empty() ? "" : ", ") + memcpy_kind_name(allowed);
+    }
+    char d[40], s[40];
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: kind %s is impossible for these pointers: dst is %s, src is %s; pass one of %s or "
+                "ACL_MEMCPY_DEFAULT (or allocate the host side with aclrtMallocHost, whose direction is inferred)",
+                api, memcpy_kind_name(kind), region_name(dst, d, sizeof d), region_name(src, s, sizeof s),
+                expected.c_str());
+  }
+  *out = implied_memcpy_kind(dst, src);  // not reached: every pageable combination has a rule
+  return ACL_SUCCESS;
+}
+
+// For asynchronous copies also: host-to-host is not a device operation (CANN checks the corrected kind).
 aclError check_async_direction(int kind, const MemoryRegion& dst, const MemoryRegion& src, const char* api) {
-  if (aclError ret = check_direction(kind, dst, src, api)) return ret;
-  if (implied_memcpy_kind(dst, src) == ACL_MEMCPY_HOST_TO_HOST)
+  aclrtMemcpyKind effective;
+  if (aclError ret = corrected_kind(kind, dst, src, api, &effective)) return ret;
+  if (effective == ACL_MEMCPY_HOST_TO_HOST)
     return fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                 "%s: host-to-host copies are not supported asynchronously (run mode ACL_HOST); use aclrtMemcpy", api);
   return ACL_SUCCESS;
@@ -112,14 +184,17 @@ aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, in
   return check_region(src, count, api, "src", src_region);
 }
 
-aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api) {
+// A fill touches device memory or an aclrtMallocHost buffer, inside its allocation.
+aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api, MemoryRegion* region) {
   if (devPtr == nullptr) return null_argument(api, "devPtr");
   if (count > maxCount)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than maxCount %zu", api, count, maxCount);
-  MemoryRegion region;
-  if (aclError ret = check_region(devPtr, count, api, "devPtr", &region)) return ret;
-  if (!region.is_device())
-    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
+  if (aclError ret = check_region(devPtr, count, api, "devPtr", region)) return ret;
+  if (!region->pinned)
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "%s: devPtr %p is host memory the ACL did not allocate (malloc, a numpy array, the stack): fill "
+                "device memory (aclrtMalloc) or host memory from aclrtMallocHost; on a device this is undefined "
+                "behaviour", api, devPtr);
   return ACL_SUCCESS;
 }
 
@@ -192,7 +267,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
   // The kind as the int the caller passed: any int may come from C (core/enum_value.h).
   if (aclError ret = check_copy(dst, destMax, src, count, enum_int(kind), __func__, &dst_region, &src_region))
     return ret;
-  if (aclError ret = check_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
+  inferred_kind(enum_int(kind), dst_region, src_region, __func__);  // any valid kind: the pointers decide
   if (dst != src) std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }
@@ -218,7 +293,8 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
-  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  MemoryRegion region;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__, &region)) return ret;
   std::memset(devPtr, static_cast<unsigned char>(value), count);
   return ACL_SUCCESS;
 }
@@ -226,11 +302,14 @@ aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count)
 aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
   ASCENDSIM_PROFILE_API();
   if (count == 0) return ACL_SUCCESS;
-  if (aclError ret = check_set(devPtr, maxCount, count, __func__)) return ret;
+  MemoryRegion region;
+  if (aclError ret = check_set(devPtr, maxCount, count, __func__, &region)) return ret;
   std::shared_ptr<Stream> target;
   if (aclError ret = resolve_stream(stream, __func__, &target)) return ret;
   const auto byte = static_cast<unsigned char>(value);
-  return submit(target, false, nullptr, nullptr, [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
+  // An aclrtMallocHost buffer is held by the task, like the host side of a queued copy.
+  return submit(target, false, pinned_host(devPtr, region), nullptr,
+                [devPtr, byte, count] { std::memset(devPtr, byte, count); }, __func__,
                 {"MemsetAsync", {"bytes", count}, {}});
 }
 
@@ -241,7 +320,14 @@ aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch,
   const Copy2d copy{dst, dpitch, src, spitch, width, height};
   MemoryRegion dst_region, src_region;
   if (aclError ret = check_copy_2d(copy, enum_int(kind), false, __func__, &dst_region, &src_region)) return ret;
-  if (aclError ret = check_direction(enum_int(kind), dst_region, src_region, __func__)) return ret;
+  aclrtMemcpyKind effective;
+  if (aclError ret = corrected_kind(enum_int(kind), dst_region, src_region, __func__, &effective)) return ret;
+  if (effective != ACL_MEMCPY_HOST_TO_DEVICE && effective != ACL_MEMCPY_DEVICE_TO_HOST) {
+    char d[40], s[40];
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s copies only between host and device: dst is %s and src is %s (%s); "
+                "use aclrtMemcpy2dAsync for device-to-device rows", __func__, region_name(dst_region, d, sizeof d),
+                region_name(src_region, s, sizeof s), memcpy_kind_name(effective));
+  }
   copy.run();
   return ACL_SUCCESS;
 }

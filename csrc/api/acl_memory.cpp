@@ -36,7 +36,7 @@ aclError malloc_device(void** devPtr, size_t size, aclrtMemMallocPolicy policy, 
   if (size > SIZE_MAX - append) return fail(ACL_ERROR_INVALID_PARAM, "%s: size %zu is too large", api, size);
   // Like the real runtime, an unknown policy is not an error: it falls back to the default placement.
   if (!known_policy(static_cast<uint32_t>(policy)))
-    log(kLogWarning, "ACL", "%s: unknown memory policy 0x%x, using ACL_MEM_MALLOC_HUGE_FIRST", api,
+    log(kLogWarning, "ASCENDCL", "%s: unknown memory policy 0x%x, using ACL_MEM_MALLOC_HUGE_FIRST", api,
         static_cast<unsigned>(policy));
   std::shared_ptr<Context> context;
   if (aclError ret = require_current_context(api, &context)) return ret;

@@ -53,7 +53,7 @@ aclError set_value(aclopAttr* attr, const char* attrName, OpAttrValue value, con
 // CANN reads a negative count as "no values"; the warning makes the likely mistake visible.
 void warn_if_negative(int count, const char* what, const char* attrName, const char* api) {
   if (count < 0)
-    log(kLogWarning, "ACL", "%s: %s %d is negative: attribute '%s' is set to an empty list", api, what, count,
+    log(kLogWarning, "ASCENDCL", "%s: %s %d is negative: attribute '%s' is set to an empty list", api, what, count,
         attrName);
 }
 

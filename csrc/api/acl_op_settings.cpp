@@ -109,7 +109,7 @@ aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length) {
 aclError aclopSetCompileFlag(aclOpCompileFlag flag) {
   if (aclError ret = require_compiler(__func__)) return ret;
   if (flag != ACL_OP_COMPILE_DEFAULT && flag != ACL_OP_COMPILE_FUZZ)
-    log(kLogWarning, "ACL", "%s: flag %d is not an aclOpCompileFlag: operators compile exactly (as with "
+    log(kLogWarning, "ASCENDCL", "%s: flag %d is not an aclOpCompileFlag: operators compile exactly (as with "
         "ACL_OP_COMPILE_DEFAULT)", __func__, static_cast<int>(flag));
   OpSettings::instance().set_compile_flag(flag);
   return ACL_SUCCESS;

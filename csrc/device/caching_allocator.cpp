@@ -143,6 +143,7 @@ void* CachingAllocator::allocate(size_t size, uintptr_t stream, size_t usable_si
   if (should_split(block, rounded)) split(block, rounded);
   block->state = State::kAllocated;
   block->usable = usable_size;
+  block->extent = size;
   block->api = api;
   block->seq = next_creation_seq();
   stats_.allocated_bytes += block->size;
@@ -188,6 +189,7 @@ bool CachingAllocator::find(const void* p, Allocation* out) const {
   if (block == nullptr || !block->allocated()) return false;
   out->base = block->ptr;
   out->size = block->usable;
+  out->extent = block->extent;
   return true;
 }
 
@@ -427,7 +429,9 @@ void CachingAllocator::oom_message(size_t size, size_t rounded, const char* api)
        format_bytes(free_bytes).c_str(), format_bytes(std::min(largest_free_block(), free_bytes)).c_str(),
        free_bytes >= size ? " Enough memory is free but not in one piece (fragmentation): free long-lived "
                             "allocations or allocate large buffers first."
-                          : "",
+                          : cap == SIZE_MAX ? " Free memory (aclrtFree), or give the emulated device more with "
+                                              "ASCENDSIM_DEVICE_MEMORY (e.g. 64G) before the program starts."
+                                            : "",
        range_->error().empty() ? "" : (" Address range unavailable: " + range_->error()).c_str(), capped.c_str());
 }
 

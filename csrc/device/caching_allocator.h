@@ -60,6 +60,7 @@ class CachingAllocator {
     State state;
     const char* api = nullptr;  // while allocated: the allocating API and creation number, for leak reports
     uint64_t seq = 0;
+    size_t extent = 0;  // while allocated: the bytes it was asked for (usable plus the runtime's padding)
     bool allocated() const { return state == State::kAllocated; }
   };
   // Free blocks ordered by (stream, size, address): lower_bound finds the best fit on a stream.

@@ -51,7 +51,8 @@ struct MemorySegment {
 
 struct Allocation {
   void* base;
-  size_t size;  // the size the user asked for: copies must stay inside it
+  size_t size;    // the size the user asked for: copies must stay inside it
+  size_t extent;  // the bytes allocated (>= size: the runtime's rounding and padding), all addressable
 };
 
 class DeviceMemory {

@@ -275,7 +275,7 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
                   why.empty() ? "unsupported" : why.c_str());
     if (log_enabled(kLogDebug)) {
       const std::string path = kernel->path();
-      log(kLogDebug, "MODEL", "model '%s': node '%s' (%s): kernel variant %s%s%s", name_.c_str(), node.name.c_str(),
+      log(kLogDebug, "GE", "model '%s': node '%s' (%s): kernel variant %s%s%s", name_.c_str(), node.name.c_str(),
           node.op_type.c_str(), kernels::active_isa_name(), path.empty() ? "" : ", ", path.c_str());
     }
     inst->kernels.push_back(std::move(kernel));

@@ -931,8 +931,10 @@ aclError parse_om(const uint8_t* data, size_t size, const std::string& soc_versi
   }
   if (!soc_version.empty() && soc_family(model.soc_version) != soc_family(soc_version))
     return fail(static_cast<aclError>(ACL_ERROR_GE_LOAD_MODEL),
-                "the model was compiled for %s, but this device is %s: recompile it with --soc_version=%s",
-                model.soc_version.c_str(), soc_version.c_str(), soc_version.c_str());
+                "the model was compiled for %s, but this device is %s: recompile it for this device (atc "
+                "--soc_version=%s), or emulate the model's SoC (ASCENDSIM_SOC_NAME=%s in the environment of the "
+                "program)", model.soc_version.c_str(), soc_version.c_str(), soc_version.c_str(),
+                model.soc_version.c_str());
   *out = std::move(model);
   return ACL_SUCCESS;
 }

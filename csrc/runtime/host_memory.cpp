@@ -77,7 +77,7 @@ aclError HostMemory::release(void* ptr, const char* api) {
   if (buffer.holds > 0) {
     freed_held_.emplace(address, buffer.holds);
     lock.unlock();
-    log(kLogWarning, "ACL",
+    log(kLogWarning, "ASCENDCL",
         "%s: hostPtr %p (%zu bytes) is still used by %u task(s) queued on a stream; it is released when they "
         "have run (on a device the result would be undefined: synchronize the stream before freeing)",
         api, ptr, buffer.size, buffer.holds);
@@ -120,6 +120,7 @@ bool HostMemory::find(const void* p, Allocation* out) const {
   if (around == live_.end()) return false;
   out->base = reinterpret_cast<void*>(around->first);
   out->size = around->second.size;
+  out->extent = around->second.size;
   return true;
 }
 

@@ -110,7 +110,7 @@ aclError configure_at_init(const JsonValue* config) {
   s.mode = Mode::kCommand;
   begin_session(output);
   set_switches(switches);
-  log(kLogInfo, "ACL", "aclInit: profiling on, output directory \"%s\"", output.c_str());
+  log(kLogInfo, "ASCENDCL", "aclInit: profiling on, output directory \"%s\"", output.c_str());
   return ACL_SUCCESS;
 }
 
@@ -123,7 +123,7 @@ void finish_at_finalize() {
   s.data_types = 0;
   std::string error;
   if (!end_session(&error))
-    log(kLogError, "ACL", "aclFinalize: the profiling data could not be written: %s", error.c_str());
+    log(kLogError, "ASCENDCL", "aclFinalize: the profiling data could not be written: %s", error.c_str());
 }
 
 }  // namespace ascendsim::prof

@@ -103,8 +103,8 @@ aclError Runtime::finalize() {
 
 Device* Runtime::device(int32_t id, const char* api) {
   if (id < 0 || id >= device_count_) {
-    fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: device id %d is out of range: there are %d devices (ids 0..%d)", api,
-         id, device_count_, device_count_ - 1);
+    fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: device id %d is out of range: there are %d devices (ids 0..%d; "
+         "ASCENDSIM_DEVICE_COUNT sets how many the emulator has)", api, id, device_count_, device_count_ - 1);
     return nullptr;
   }
   Device* existing = devices_[id].load(std::memory_order_acquire);
@@ -128,7 +128,7 @@ Device* Runtime::device_of_address(const void* p) const {
 
 aclError require_initialized(const char* api) {
   if (Runtime::instance().initialized()) return ACL_SUCCESS;
-  return fail(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", api);
+  return fail(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called (call it once, before this)", api);
 }
 
 std::shared_ptr<Context> current_context() {

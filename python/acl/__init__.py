@@ -64,7 +64,8 @@ get_tensor_desc_dim_range = _core.aclGetTensorDescDimRange
 # Python wrappers bind what they call as defaults: they keep working from __del__ at interpreter
 # shutdown, when module globals may already be gone.
 def app_log(level: int, message: str, /, *, _log=_core.aclAppLog) -> None:
-    """acl.app_log(level, msg): the application log (printed when ASCEND_SLOG_PRINT_TO_STDOUT=1)."""
+    """acl.app_log(level, msg): a line of the application log (module APP: the plog file, or stdout with
+    ASCEND_LOG_PRINT_TO_STDOUT=1), when ASCEND_GLOBAL_LOG_LEVEL lets its level through."""
     _log(level, "python", "python", 0, message)
 
 

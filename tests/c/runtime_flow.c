@@ -8,15 +8,6 @@
 
 #include "check.h"
 
-#define EXPECT(call, code)                                                          \
-  do {                                                                              \
-    aclError ret_ = (call);                                                         \
-    if (ret_ != (code)) {                                                           \
-      printf("FAILED %s -> %d, expected %d\n", #call, ret_, (int)(code));           \
-      return 1;                                                                     \
-    }                                                                               \
-  } while (0)
-
 int main(void) {
   enum { N = 1 << 20 };
   aclrtContext context = NULL;

@@ -103,15 +103,15 @@ def test_without_input_descs_output_descs_stay(static_model: tuple[int, object])
 
 def test_failed_execution_leaves_the_output_descs(static_model: tuple[int, object]) -> None:
     model_id, _ = static_model
-    ins = DeviceBuffers([np.ones((1, 16), np.float32)], sizes=[8])  # too small: refused
-    outs = DeviceBuffers([np.zeros((1, 16), np.float32)])
+    ins = DeviceBuffers([np.ones((1, 16), np.float32)])
+    outs = DeviceBuffers([np.zeros((1, 16), np.float32)], sizes=[8])  # too small: refused
     desc = acl.create_tensor_desc(ACL_FLOAT, [1, 16], ACL_FORMAT_ND)
     try:
         acl.mdl.set_dataset_tensor_desc(ins.dataset, desc, 0)
         acl.mdl.set_dataset_tensor_desc(outs.dataset, desc, 0)
         copy = acl.mdl.get_dataset_tensor_desc(outs.dataset, 0)
         assert acl.mdl.execute(model_id, ins.dataset, outs.dataset) == ACL_ERROR_GE_PARAM_INVALID
-        assert "model expects 64 bytes, given 8" in aclGetRecentErrMsg()
+        assert "output 0: model expects 64 bytes, given 8" in aclGetRecentErrMsg()
         assert acl.mdl.get_dataset_tensor_desc(outs.dataset, 0) == copy and dims_of(copy) == [1, 16]
     finally:
         acl.destroy_tensor_desc(desc)

@@ -157,14 +157,13 @@ def test_input_count_and_size_errors(add_model: tuple[int, onnx.ModelProto]) -> 
     y = np.zeros((1, 16), np.float32)
     outs = DeviceBuffers([y])
     none, two = DeviceBuffers([]), DeviceBuffers([x, x])
-    small, big = DeviceBuffers([x], sizes=[32]), DeviceBuffers([np.zeros((1, 32), np.float32)])
+    big = DeviceBuffers([np.zeros((1, 32), np.float32)])
     small_out = DeviceBuffers([y], sizes=[60])
     try:
         assert aclmdlExecute(model_id, none.dataset, outs.dataset) == ACL_ERROR_GE_PARAM_INVALID
         assert "has 1 inputs, the input dataset has 0 buffers" in aclGetRecentErrMsg()
         assert aclmdlExecute(model_id, two.dataset, outs.dataset) == ACL_ERROR_GE_PARAM_INVALID
-        assert aclmdlExecute(model_id, small.dataset, outs.dataset) == ACL_ERROR_GE_PARAM_INVALID
-        assert "input 0: model expects 64 bytes, given 32" in aclGetRecentErrMsg()
+        # (a short input is GE's leniency: test_input_buffers_follow_ge_size_allowance); outputs must be whole
         assert aclmdlExecute(model_id, big.dataset, small_out.dataset) == ACL_ERROR_GE_PARAM_INVALID
         assert "output 0: model expects 64 bytes, given 60" in aclGetRecentErrMsg()
         assert aclmdlExecute(model_id, big.dataset, outs.dataset) == ACL_SUCCESS  # larger buffers are fine
@@ -172,8 +171,72 @@ def test_input_count_and_size_errors(add_model: tuple[int, onnx.ModelProto]) -> 
         assert aclmdlExecute(model_id, 0, outs.dataset) == ACL_ERROR_INVALID_PARAM
         assert aclmdlExecute(model_id, big.dataset, 0) == ACL_ERROR_INVALID_PARAM
     finally:
-        for b in (outs, none, two, small, big, small_out):
+        for b in (outs, none, two, big, small_out):
             b.close()
+
+
+def test_input_buffers_follow_ge_size_allowance(tmp_path: Path, stream: int) -> None:
+    """GE's CheckUserAndModelSize: an input buffer may be up to 64 bytes smaller than the model's input (E13025,
+    ACL_ERROR_GE_FAILURE beyond). The model reads the input's full size where the allocation has it, zeros past
+    the allocation's end (its rounding included), read when the execution runs."""
+    from ascendcl import (
+        ACL_ERROR_GE_FAILURE,
+        ACL_MEMCPY_HOST_TO_DEVICE,
+        aclCreateDataBuffer,
+        aclDestroyDataBuffer,
+        aclmdlAddDatasetBuffer,
+        aclmdlCreateDataset,
+        aclmdlDestroyDataset,
+        aclrtFree,
+        aclrtMalloc,
+        aclrtMallocAlign32,
+        aclrtMemcpyAsync,
+        aclrtMemset,
+    )
+    from stream_helpers import PinnedBuffer, gated, reporter
+
+    model = add_relu_add(width=64)  # a 256-byte input
+    model_id = load(compile_model(model, tmp_path, "wide"))
+    x = np.random.default_rng(7).standard_normal((1, 64)).astype(np.float32)
+    outs = DeviceBuffers([np.zeros((1, 64), np.float32)])
+    whole = DeviceBuffers([x], sizes=[192])  # says 192 bytes; its allocation (aclrtMalloc: padded) has all 256
+    # An allocation of exactly 192 bytes (no rounding to read past) in a block that held other data before: what
+    # lies past its end in the block is not zeros.
+    used, ret = aclrtMalloc(400, 0)
+    assert ret == ACL_SUCCESS and aclrtMemset(used, 400, 0x7F, 400) == ACL_SUCCESS and aclrtFree(used) == 0
+    short, ret = aclrtMallocAlign32(192, 0)
+    assert ret == ACL_SUCCESS and short == used
+    dataset = aclmdlCreateDataset()
+    buffers = [aclCreateDataBuffer(short, 192)]
+    assert aclmdlAddDatasetBuffer(dataset, buffers[0]) == ACL_SUCCESS
+    too_short = DeviceBuffers([x], sizes=[191])
+    pinned = PinnedBuffer(192)
+    try:
+        assert aclmdlExecute(model_id, whole.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
+        np.testing.assert_allclose(outs.read()[0], reference(model, {"x": x})[0], **EXACT)
+        # The allocation ends 64 bytes early: those are zeros. Queued behind the copy that fills the buffer, the
+        # execution reads what the copy wrote, not what the buffer held at the call.
+        pinned.array[:] = x.view(np.uint8).reshape(-1)[:192]
+        with reporter() as serving, gated(stream, serving) as gate:
+            assert aclrtMemcpyAsync(short, 192, pinned.address, 192, ACL_MEMCPY_HOST_TO_DEVICE, stream) == 0
+            assert aclmdlExecuteAsync(model_id, dataset, outs.dataset, stream) == ACL_SUCCESS, aclGetRecentErrMsg()
+            gate.open()
+            assert aclrtSynchronizeStream(stream) == ACL_SUCCESS
+        head = x.copy()
+        head[:, 48:] = 0
+        np.testing.assert_allclose(outs.read()[0], reference(model, {"x": head})[0], **EXACT)
+        assert aclmdlExecute(model_id, too_short.dataset, outs.dataset) == ACL_ERROR_GE_FAILURE
+        message = aclGetRecentErrMsg()
+        assert message.startswith("E13025: Input tensor is invalid") and "191 bytes" in message, message
+        assert "256 bytes" in message and "aclmdlGetInputSizeByIndex" in message, message
+    finally:
+        pinned.free()
+        aclDestroyDataBuffer(buffers[0])
+        aclmdlDestroyDataset(dataset)
+        aclrtFree(short)
+        for b in (outs, whole, too_short):
+            b.close()
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
 
 
 def test_buffer_must_be_device_memory_large_enough(add_model: tuple[int, onnx.ModelProto]) -> None:
@@ -290,6 +353,11 @@ def test_dynamic_batch_gears(tmp_path: Path, device: int) -> None:
         assert aclmdlSetDynamicBatchSize(model_id, ins.dataset, 0, 2) == ACL_ERROR_GE_PARAM_INVALID
         ins.write(1, np.array([3], np.int32))  # a gear written by hand that the model does not have
         assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID
+        # GE skips its input size rule for gear models: a buffer sized for batch 1 runs gear 4
+        small = DeviceBuffers([x_max, np.zeros(1, np.int32)], sizes=[64, 4])
+        assert aclmdlSetDynamicBatchSize(model_id, small.dataset, 1, 4) == ACL_SUCCESS
+        assert aclmdlExecute(model_id, small.dataset, outs.dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
+        small.close()
     finally:
         ins.close()
         outs.close()

@@ -246,7 +246,8 @@ def test_other_soc_refused_at_load(models: dict[str, Path], device: int) -> None
     model_id, ret = C.aclmdlLoadFromFile(str(models["other_soc"]))
     assert ret == 545001  # ACL_ERROR_GE_LOAD_MODEL (inferred; see om_parser.cpp)
     message = C.aclGetRecentErrMsg()
-    assert "Ascend310P3" in message and C.aclrtGetSocName() in message and "--soc_version" in message
+    assert "Ascend310P3" in message and C.aclrtGetSocName() in message
+    assert f"--soc_version={C.aclrtGetSocName()}" in message and "ASCENDSIM_SOC_NAME=Ascend310P3" in message
     model_id, ret = C.aclmdlLoadFromFile(str(models["static"]))
     assert ret == 0, C.aclGetRecentErrMsg()
     assert C.aclmdlUnload(model_id) == 0
@@ -256,7 +257,8 @@ def test_single_operator_model_decoded(single_op: bytes, tmp_path: Path) -> None
     """tests/c/om_parser_check.cpp: what parse_om hands the runtime (NodeDef, TensorDef, IoDesc) for SINGLE_OP."""
     (tmp_path / "checked.om").write_bytes(single_op)
     sources = [ROOT / "csrc" / "model" / "om_parser.cpp", ROOT / "csrc" / "model" / "plan_overlap.cpp",
-               ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp"]
+               ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp",
+               ROOT / "csrc" / "core" / "log_file.cpp"]
     result = run_unit_check(tmp_path, "om_parser_check", sources,
                             env={"OM_PARSER_CHECK_FILE": str(tmp_path / "checked.om")})
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
