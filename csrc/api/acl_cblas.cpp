@@ -24,9 +24,9 @@ constexpr int64_t kBlock = 16, kBlockInt8 = 32;  // the fractal NZ block sizes G
 
 int64_t blocks(int64_t n, int64_t size) { return (n + size - 1) / size; }
 
-// The argument checks both the execution and the handle make (the scalar and leading-dimension checks are the
-// execution's own).
-aclError check_shape(const char* api, int m, int n, int k, int32_t ta, int32_t tb, int32_t tc, int32_t type) {
+// The shape and layout checks both the execution and the handle make, in GE's order (the scalar and
+// leading-dimension checks are the execution's own; the compute type is checked last).
+aclError check_shape(const char* api, int m, int n, int k, int32_t ta, int32_t tb, int32_t tc) {
   if (m <= 0 || n <= 0 || k <= 0)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: m = %d, n = %d, k = %d: mnk must > 0", api, m, n, k);
   for (int32_t t : {ta, tb})
@@ -35,6 +35,10 @@ aclError check_shape(const char* api, int m, int n, int k, int32_t ta, int32_t t
                   "are supported", api, t);
   if (tc != ACL_TRANS_N && tc != ACL_TRANS_NZ)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: transC %d: only ACL_TRANS_N and ACL_TRANS_NZ are supported", api, tc);
+  return ACL_SUCCESS;
+}
+
+aclError check_compute_type(const char* api, int32_t type) {
   if (type != ACL_COMPUTE_HIGH_PRECISION)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: compute type %d: only ACL_COMPUTE_HIGH_PRECISION is supported", api,
                 type);
@@ -120,10 +124,11 @@ aclError gemm(const char* api, int32_t ta, int32_t tb, int32_t tc, int m, int n,
   const char* names[5] = {"alpha", "beta", "matrixA", "matrixB", "matrixC"};
   for (size_t i = 0; i < 5; ++i)
     if (pointers[i] == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL", api, names[i]);
-  if (aclError ret = check_shape(api, m, n, k, ta, tb, tc, type)) return ret;
+  if (aclError ret = check_shape(api, m, n, k, ta, tb, tc)) return ret;
   if (lda != -1 || ldb != -1 || ldc != -1)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: lda = %d, ldb = %d, ldc = %d (incx, incy for gemv): only -1 is "
                 "supported", api, lda, ldb, ldc);
+  if (aclError ret = check_compute_type(api, type)) return ret;
   GemmCall call(m, n, k, da, db, dc, ta, tb, tc);
   if (!call.ok()) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
   return call.execute(api, alpha, a, b, beta, c, stream);
@@ -132,7 +137,8 @@ aclError gemm(const char* api, int32_t ta, int32_t tb, int32_t tc, int m, int n,
 aclError gemm_handle(const char* api, int32_t ta, int32_t tb, int32_t tc, int m, int n, int k, int32_t da,
                      int32_t db, int32_t dc, int32_t type, aclopHandle** handle) {
   if (handle == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'handle' is NULL", api);
-  if (aclError ret = check_shape(api, m, n, k, ta, tb, tc, type)) return ret;
+  if (aclError ret = check_shape(api, m, n, k, ta, tb, tc)) return ret;
+  if (aclError ret = check_compute_type(api, type)) return ret;
   GemmCall call(m, n, k, da, db, dc, ta, tb, tc);
   if (!call.ok()) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
   return call.create_handle(handle);
