@@ -36,7 +36,9 @@ def test_layout_for_older_samples() -> None:
     # Older samples include from <prefix>/runtime/include and link from runtime/lib64/stub.
     root = ascendsim.toolkit_root()
     for path in ("include/acl/acl.h", "runtime/include/acl/acl.h", "include/acl/error_codes/rt_error_codes.h",
-                 "lib64/libascendcl.so", "runtime/lib64/stub/libascendcl.so", "share/cmake/ascendcl/ascendclConfig.cmake"):
+                 "lib64/libascendcl.so", "runtime/lib64/stub/libascendcl.so", "share/cmake/ascendcl/ascendclConfig.cmake",
+                 "compiler/include/acl/acl_op_compiler.h", "compiler/lib64/stub/libacl_op_compiler.so",
+                 "runtime/lib64/stub/libacl_cblas.so", "runtime/lib64/stub/libacl_dvpp.so"):
         assert (root / path).is_file(), path
 
 
@@ -80,7 +82,7 @@ def test_library_exports_exactly_the_c_api() -> None:
                              check=True).stdout
     exported = {line.split()[-1] for line in listing.splitlines() if line.strip()}
     declared = set()
-    for header in Path(ascendsim.get_include(), "acl").glob("*.h"):
+    for header in Path(ascendsim.get_include(), "acl").rglob("*.h"):  # acl/ops/ too
         declared.update(re.findall(r"ACL_FUNC_VISIBILITY[^;(]*?\b(acl\w+)\s*\(", header.read_text()))
     assert declared <= exported
     assert {name for name in exported - declared if not name.startswith("ascendsim")} == set()

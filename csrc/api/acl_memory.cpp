@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "acl/acl_rt.h"
+#include "api/device_malloc.h"
 #include "api/memory_checks.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
@@ -27,9 +28,24 @@ bool known_policy(uint32_t policy) {
   return base <= ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
 }
 
-// The common body of aclrtMalloc / aclrtMallocAlign32 / aclrtMallocCached. The real runtime allocates
-// (size + 32 + padding - 1) / 32 * 32 bytes; the caller may touch the `size` bytes it asked for.
-aclError malloc_device(void** devPtr, size_t size, aclrtMemMallocPolicy policy, bool padding, const char* api) {
+// aclrtMemFlush / aclrtMemInvalidate: the emulated device shares the CPU's coherent caches, so after
+// validating the range there is nothing to write back or discard.
+aclError check_cache_range(void* devPtr, size_t size, const char* api) {
+  if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'devPtr' is NULL", api);
+  if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0 (must be positive)", api);
+  MemoryRegion region;
+  if (aclError ret = check_region(devPtr, size, api, "devPtr", &region)) return ret;
+  if (!region.is_device())
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+// The real runtime allocates (size + 32 + padding - 1) / 32 * 32 bytes; the caller may touch the `size` bytes it
+// asked for.
+aclError ascendsim::malloc_device(void** devPtr, size_t size, aclrtMemMallocPolicy policy, bool padding,
+                                  const char* api) {
   if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'devPtr' is NULL", api);
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0 (must be positive)", api);
   const size_t append = padding ? kDataAlign + kPaddingSize : kDataAlign;
@@ -49,19 +65,19 @@ aclError malloc_device(void** devPtr, size_t size, aclrtMemMallocPolicy policy, 
   return ACL_SUCCESS;
 }
 
-// aclrtMemFlush / aclrtMemInvalidate: the emulated device shares the CPU's coherent caches, so after
-// validating the range there is nothing to write back or discard.
-aclError check_cache_range(void* devPtr, size_t size, const char* api) {
+aclError ascendsim::free_device(void* devPtr, const char* api) {
   if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'devPtr' is NULL", api);
-  if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0 (must be positive)", api);
-  MemoryRegion region;
-  if (aclError ret = check_region(devPtr, size, api, "devPtr", &region)) return ret;
-  if (!region.is_device())
-    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
-  return ACL_SUCCESS;
+  Device* device = Runtime::instance().device_of_address(devPtr);
+  if (device == nullptr) {
+    Allocation host{};
+    if (HostMemory::instance().find(devPtr, &host))
+      return fail(ACL_ERROR_RT_PARAM_INVALID,
+                  "%s: devPtr %p is host memory from aclrtMallocHost, not device memory: free it with aclrtFreeHost",
+                  api, devPtr);
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is not device memory (a host pointer?)", api, devPtr);
+  }
+  return device->memory().release(devPtr, api);
 }
-
-}  // namespace
 
 extern "C" {
 
@@ -92,17 +108,7 @@ aclError aclrtMemInvalidate(void* devPtr, size_t size) {
 
 aclError aclrtFree(void* devPtr) {
   ASCENDSIM_PROFILE_API();
-  ASCENDSIM_CHECK_NOT_NULL(devPtr);
-  Device* device = Runtime::instance().device_of_address(devPtr);
-  if (device == nullptr) {
-    Allocation host{};
-    if (HostMemory::instance().find(devPtr, &host))
-      return fail(ACL_ERROR_RT_PARAM_INVALID,
-                  "%s: devPtr %p is host memory from aclrtMallocHost, not device memory: free it with aclrtFreeHost",
-                  __func__, devPtr);
-    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is not device memory (a host pointer?)", __func__, devPtr);
-  }
-  return device->memory().release(devPtr, __func__);
+  return free_device(devPtr, __func__);
 }
 
 aclError aclrtMallocHost(void** hostPtr, size_t size) {

@@ -1,11 +1,13 @@
 // acl_op.h: loading single-operator models. aclopSetModelDir loads every .om of a directory tree once per
 // process (GE: a second successful call is ACL_ERROR_REPEAT_INITIALIZE); aclopLoad loads one model image
 // from memory. Both register what they load so aclopExecute* can run it (op/op_model_loader.h).
+// ascendsimCheckOpModel checks an image without registering it (atc --singleop's compile-time check).
 #include <climits>
 #include <cstdlib>
 #include <mutex>
 
 #include "acl/acl.h"
+#include "ascendsim/ascendsim_ext.h"
 #include "core/error.h"
 #include "op/op_model_loader.h"
 
@@ -32,6 +34,12 @@ aclError aclopLoad(const void* model, size_t modelSize) {
   ASCENDSIM_CHECK_NOT_NULL(model);
   if (modelSize == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: the value of modelSize[0] can't be zero", __func__);
   return op::load_op_model(model, modelSize, "the model in memory", __func__);
+}
+
+aclError ascendsimCheckOpModel(const void* model, size_t modelSize) {
+  ASCENDSIM_CHECK_NOT_NULL(model);
+  if (modelSize == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: the value of modelSize[0] can't be zero", __func__);
+  return op::check_op_model(model, modelSize, __func__);
 }
 
 }  // extern "C"

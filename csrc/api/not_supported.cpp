@@ -8,6 +8,7 @@
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
 #include "acl/acl_prof.h"
+#include "api/dvpp_interface.h"
 #include "core/error.h"
 
 namespace ascendsim {
@@ -37,6 +38,23 @@ struct UnsupportedResult<aclFormat> {
 template <>
 struct UnsupportedResult<aclprofSubscribeOpFlag> {
   static aclprofSubscribeOpFlag value(aclError) { return ACL_SUBSCRIBE_NONE; }
+};
+// acl_dvpp.h: the values its getters document as their default.
+template <>
+struct UnsupportedResult<acldvppPixelFormat> {
+  static acldvppPixelFormat value(aclError) { return PIXEL_FORMAT_YUV_400; }
+};
+template <>
+struct UnsupportedResult<acldvppStreamFormat> {
+  static acldvppStreamFormat value(aclError) { return H265_MAIN_LEVEL; }
+};
+template <>
+struct UnsupportedResult<acldvppBorderType> {
+  static acldvppBorderType value(aclError) { return BORDER_CONSTANT; }
+};
+template <>
+struct UnsupportedResult<double> {
+  static double value(aclError) { return -1.0; }  // acldvppGetBorderConfigValue: "invalid value is < 0"
 };
 template <>
 struct UnsupportedResult<void> {

@@ -42,6 +42,39 @@ kernels::NodeSpec unary_spec(const char* type, const kernels::Attrs* attrs, kern
 
 }  // namespace
 
+// The stages of output i: the kernel's desc (dtype, dims) goes into *kernel_desc.
+aclError CompiledOp::build_output(const OpCall& call, size_t i, kernels::TensorDesc* kernel_desc) {
+  const Lowering& l = lowering_;
+  const aclDataType dtype = i < l.kernel_out_dtypes.size() ? l.kernel_out_dtypes[i] : l.out_dtypes[i];
+  const std::vector<int64_t>& perm = i < l.out_transpose.size() ? l.out_transpose[i] : std::vector<int64_t>{};
+  const bool reshaped = i < l.kernel_out_dims.size() && !l.kernel_out_dims[i].empty();
+  *kernel_desc = {dtype, reshaped ? l.kernel_out_dims[i] : l.out_dims[i]};
+  OutputPath path;
+  kernels::TensorDesc at = *kernel_desc;
+  auto add_stage = [&](const char* type, const kernels::Attrs& attrs, kernels::TensorDesc to) -> aclError {
+    std::unique_ptr<kernels::Kernel> stage;
+    if (aclError ret = make_kernel(call, unary_spec(type, &attrs, at, to), &stage)) return ret;
+    path.scratch.emplace_back(at.nbytes());
+    path.stages.push_back(std::move(stage));
+    at = std::move(to);
+    return ACL_SUCCESS;
+  };
+  if (!perm.empty()) {
+    kernels::Attrs attrs;
+    set_ints(attrs, "perm", perm);
+    kernels::TensorDesc moved{dtype, {}};
+    for (int64_t p : perm) moved.dims.push_back(at.dims[static_cast<size_t>(p)]);
+    if (aclError ret = add_stage("Transpose", attrs, moved)) return ret;
+  }
+  if (dtype != l.out_dtypes[i]) {
+    kernels::Attrs attrs;
+    set_int(attrs, "to", l.out_dtypes[i]);
+    if (aclError ret = add_stage("Cast", attrs, {l.out_dtypes[i], at.dims})) return ret;
+  }
+  outputs_.push_back(std::move(path));
+  return ACL_SUCCESS;
+}
+
 aclError CompiledOp::build(const CannOp& op, const OpCall& call, std::shared_ptr<CompiledOp>* out) {
   auto self = std::shared_ptr<CompiledOp>(new (std::nothrow) CompiledOp());
   if (!self) return fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call.api);
@@ -60,7 +93,11 @@ aclError CompiledOp::build(const CannOp& op, const OpCall& call, std::shared_ptr
     kernels::TensorDesc desc;
     std::unique_ptr<kernels::Kernel> transpose;
     std::vector<uint8_t> scratch;
-    if (in.source >= 0) {
+    std::vector<int64_t> values;
+    if (in.constant) {
+      desc = {ACL_INT64, {static_cast<int64_t>(in.values.size())}};
+      values = in.values;
+    } else if (in.source >= 0) {
       const OpTensor& t = call.inputs[static_cast<size_t>(in.source)];
       desc = {t.dtype, t.dims};
       if (!in.transpose.empty()) {
@@ -74,25 +111,18 @@ aclError CompiledOp::build(const CannOp& op, const OpCall& call, std::shared_ptr
       }
     }
     spec.inputs.push_back(desc);
-    spec.present.push_back(in.source >= 0);
-    spec.constant_data.push_back(nullptr);
+    spec.present.push_back(in.source >= 0 || in.constant);
     self->transposes_.push_back(std::move(transpose));
     self->input_scratch_.push_back(std::move(scratch));
+    self->constants_.push_back(std::move(values));
   }
+  // Pointers into constants_ are taken once it no longer grows.
+  for (size_t k = 0; k < l.inputs.size(); ++k)
+    spec.constant_data.push_back(l.inputs[k].constant ? self->constants_[k].data() : nullptr);
   for (size_t i = 0; i < l.out_dims.size(); ++i) {
-    const aclDataType kernel_dtype = i < l.kernel_out_dtypes.size() ? l.kernel_out_dtypes[i] : l.out_dtypes[i];
-    spec.outputs.push_back({kernel_dtype, l.out_dims[i]});
-    std::unique_ptr<kernels::Kernel> cast;
-    std::vector<uint8_t> scratch;
-    if (kernel_dtype != l.out_dtypes[i]) {
-      kernels::Attrs to;
-      set_int(to, "to", l.out_dtypes[i]);
-      if (aclError ret = make_kernel(call, unary_spec("Cast", &to, spec.outputs.back(), {l.out_dtypes[i], l.out_dims[i]}), &cast))
-        return ret;
-      scratch.resize(spec.outputs.back().nbytes());
-    }
-    self->casts_.push_back(std::move(cast));
-    self->output_scratch_.push_back(std::move(scratch));
+    kernels::TensorDesc desc;
+    if (aclError ret = self->build_output(call, i, &desc)) return ret;
+    spec.outputs.push_back(std::move(desc));
   }
   if (aclError ret = make_kernel(call, spec, &self->main_)) return ret;
   self->kernel_inputs_.resize(l.inputs.size());
@@ -104,8 +134,8 @@ aclError CompiledOp::build(const CannOp& op, const OpCall& call, std::shared_ptr
 void CompiledOp::run(const void* const* inputs, void* const* outputs) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t k = 0; k < lowering_.inputs.size(); ++k) {
-    const int source = lowering_.inputs[k].source;
-    const void* data = source >= 0 ? inputs[source] : nullptr;
+    const KernelInput& in = lowering_.inputs[k];
+    const void* data = in.constant ? constants_[k].data() : in.source >= 0 ? inputs[in.source] : nullptr;
     if (transposes_[k]) {
       void* scratch = input_scratch_[k].data();
       transposes_[k]->run(&data, &scratch);
@@ -114,12 +144,15 @@ void CompiledOp::run(const void* const* inputs, void* const* outputs) {
     kernel_inputs_[k] = data;
   }
   for (size_t i = 0; i < kernel_outputs_.size(); ++i)
-    kernel_outputs_[i] = casts_[i] ? output_scratch_[i].data() : outputs[i];
+    kernel_outputs_[i] = outputs_[i].stages.empty() ? outputs[i] : outputs_[i].scratch[0].data();
   main_->run(kernel_inputs_.data(), kernel_outputs_.data());
-  for (size_t i = 0; i < casts_.size(); ++i) {
-    if (!casts_[i]) continue;
-    const void* scratch = output_scratch_[i].data();
-    casts_[i]->run(&scratch, &outputs[i]);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    OutputPath& path = outputs_[i];
+    for (size_t s = 0; s < path.stages.size(); ++s) {
+      const void* from = path.scratch[s].data();
+      void* to = s + 1 < path.stages.size() ? path.scratch[s + 1].data() : outputs[i];
+      path.stages[s]->run(&from, &to);
+    }
   }
 }
 

@@ -2,11 +2,12 @@
 // attribute values, constant input values), with the byte sizes its tensors need. Built once per signature
 // by the operator cache (op_cache.h) and shared by every call, handle and stream that matches it.
 //
-// Running: the kernel input transposes of the lowering (BatchMatMul adj_x1/adj_x2) run the registry's
-// Transpose kernel into scratch buffers first; outputs whose kernel dtype differs from CANN's (ArgMax's
-// INT64 vs INT32) are written to scratch and converted by the registry's Cast kernel. Kernels and scratch
-// buffers are per object, so run() holds the object's mutex: two streams running one cached operator
-// take turns (the kernels parallelise internally).
+// Running: the kernel input transposes of the lowering (BatchMatMul adj_x1/adj_x2, Conv2D NHWC) run the
+// registry's Transpose kernel into scratch buffers first; constant inputs the lowering computed (Slice's starts)
+// are given to the kernel from this object. An output the kernel writes in another layout (Conv2D NHWC) or
+// dtype (ArgMax's INT64 vs INT32) goes to scratch and through its stages: the registry's Transpose, then its
+// Cast, the last stage writing the caller's buffer. Kernels and scratch buffers are per object, so run() holds
+// the object's mutex: two streams running one cached operator take turns (the kernels parallelise internally).
 #pragma once
 #include <memory>
 #include <mutex>
@@ -37,10 +38,19 @@ class CompiledOp {
   const char* type_name_ = "";
   Lowering lowering_;
   std::vector<size_t> input_bytes_, output_bytes_;
+  // An output's conversion after the main kernel: `stages[s]` reads `scratch[s]` and writes `scratch[s + 1]`,
+  // the last stage the caller's buffer. No stages: the main kernel writes the caller's buffer.
+  struct OutputPath {
+    std::vector<std::unique_ptr<kernels::Kernel>> stages;
+    std::vector<std::vector<uint8_t>> scratch;
+  };
+  aclError build_output(const OpCall& call, size_t i, kernels::TensorDesc* kernel_desc);
+
   std::unique_ptr<kernels::Kernel> main_;
   std::vector<std::unique_ptr<kernels::Kernel>> transposes_;  // per kernel input; null: used as is
-  std::vector<std::unique_ptr<kernels::Kernel>> casts_;       // per output; null: written directly
-  std::vector<std::vector<uint8_t>> input_scratch_, output_scratch_;
+  std::vector<std::vector<uint8_t>> input_scratch_;
+  std::vector<std::vector<int64_t>> constants_;  // per kernel input: the values of a lowering constant
+  std::vector<OutputPath> outputs_;              // per output
   std::vector<const void*> kernel_inputs_;
   std::vector<void*> kernel_outputs_;
   std::mutex mutex_;

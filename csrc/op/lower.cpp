@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "core/error.h"
 #include "kernels/kernel_util.h"
@@ -41,6 +42,13 @@ aclError LowerCtx::error(aclError code, const char* fmt, ...) const {
 void LowerCtx::pass_inputs(size_t n) {
   out.inputs.clear();
   for (size_t i = 0; i < n; ++i) out.inputs.push_back({present(i) ? static_cast<int>(i) : -1, {}});
+}
+
+void LowerCtx::constant_input(std::vector<int64_t> values) {
+  KernelInput in;
+  in.constant = true;
+  in.values = std::move(values);
+  out.inputs.push_back(std::move(in));
 }
 
 aclError LowerCtx::int_values(size_t i, const char* what, std::vector<int64_t>* values) const {
@@ -91,6 +99,22 @@ aclError LowerCtx::same_dtype(size_t first, size_t last) const {
     if (present(i) && in(i).dtype != in(first).dtype)
       return error(ACL_ERROR_OP_INPUT_NOT_MATCH, "input %zu is %s, input %zu is %s: they must have the same dtype",
                    i, dtype_text(in(i).dtype), first, dtype_text(in(first).dtype));
+  return ACL_SUCCESS;
+}
+
+aclError LowerCtx::matrix_product(size_t a, size_t b, bool ta, bool tb, const char* what, int64_t* m,
+                                  int64_t* n) const {
+  const auto &x = in(a).dims, &y = in(b).dims;
+  if (x.size() != 2 || y.size() != 2)
+    return error(ACL_ERROR_OP_INPUT_NOT_MATCH, "%s %s, %s must be 2-D", what, kernels::dims_str(x).c_str(),
+                 kernels::dims_str(y).c_str());
+  const int64_t k = ta ? x[0] : x[1], k2 = tb ? y[1] : y[0];
+  if (k != k2)
+    return error(ACL_ERROR_OP_INPUT_NOT_MATCH, "%s %s%s, %s%s do not share the reduction dim", what,
+                 kernels::dims_str(x).c_str(), ta ? " (transposed)" : "", kernels::dims_str(y).c_str(),
+                 tb ? " (transposed)" : "");
+  *m = ta ? x[1] : x[0];
+  *n = tb ? y[0] : y[1];
   return ACL_SUCCESS;
 }
 
@@ -164,8 +188,12 @@ aclError lower(const CannOp& op, const OpCall& call, Lowering* out) {
     case Family::Select:
       return lower_elementwise(c);
     case Family::MatMul: case Family::BatchMatMul: case Family::Conv2D: case Family::Pool: case Family::PoolV:
-    case Family::Softmax: case Family::Reduce: case Family::ArgMax:
+    case Family::Softmax: case Family::Reduce: case Family::ArgMax: case Family::LayerNorm:
       return lower_nn(c);
+    case Family::Gemm:
+      return lower_gemm(c);
+    case Family::Slice: case Family::StridedSlice:
+      return lower_slice(c);
     default:
       return lower_layout(c);
   }

@@ -20,8 +20,11 @@
 namespace ascendsim::op {
 
 struct KernelInput {
-  int source = -1;                 // the CANN input index; -1: absent optional input
+  int source = -1;                 // the CANN input index; -1: absent optional input (or `constant`)
   std::vector<int64_t> transpose;  // non-empty: the kernel sees the input transposed by this perm
+  // A constant the lowering computed (Slice's normalised starts and steps): an INT64 1-D kernel input.
+  bool constant = false;
+  std::vector<int64_t> values;
 };
 
 struct Lowering {
@@ -33,6 +36,12 @@ struct Lowering {
   // converts. Empty: as out_dtypes.
   std::vector<aclDataType> kernel_out_dtypes;
   std::vector<std::vector<int64_t>> out_dims;
+  // The dims the kernel writes, when they differ from out_dims with the same bytes (StridedSlice's shrunk and
+  // new axes) or, with out_transpose, the dims before the transposition. Empty: as out_dims.
+  std::vector<std::vector<int64_t>> kernel_out_dims;
+  // Per output, non-empty: the kernel writes the output in another layout and a registry Transpose by this perm
+  // gives CANN's (Conv2D NHWC: the kernel writes NCHW).
+  std::vector<std::vector<int64_t>> out_transpose;
 };
 
 // Lowers `call` (static input shapes) for `op`. Returns ACL_SUCCESS or the recorded error.
@@ -48,12 +57,17 @@ struct LowerCtx {
   bool present(size_t i) const { return i < call.inputs.size() && !call.inputs[i].absent; }
   // Kernel inputs are the CANN inputs 0..n-1 in order (absent ones stay absent).
   void pass_inputs(size_t n);
+  // Appends a kernel input holding `values` (INT64, 1-D).
+  void constant_input(std::vector<int64_t> values);
   // The int values of value input `i` (int32/int64 host values): false with the error recorded.
   aclError int_values(size_t i, const char* what, std::vector<int64_t>* values) const;
   // The attribute as ints (list, or a single int as a list of one); `fallback` when missing.
   std::vector<int64_t> ints(const char* name, std::vector<int64_t> fallback = {}) const;
   aclError axis(int64_t given, size_t rank, const char* what, int64_t* out) const;  // normalised
   aclError same_dtype(size_t first, size_t last) const;  // inputs [first, last] share input first's dtype
+  // The m x n of the 2-D product op(input a) op(input b) (op transposes when the flag is set), named `what` in
+  // messages ("x1 and x2"); refused when they are not 2-D or do not share the reduction dim.
+  aclError matrix_product(size_t a, size_t b, bool ta, bool tb, const char* what, int64_t* m, int64_t* n) const;
 };
 
 // Setting the kernel's attributes.
@@ -63,7 +77,9 @@ void set_float(kernels::Attrs& a, const char* name, double v);
 void set_string(kernels::Attrs& a, const char* name, std::string v);
 
 aclError lower_elementwise(LowerCtx& c);  // Unary, Gelu, Cast, Binary, Compare, Select
-aclError lower_nn(LowerCtx& c);           // MatMul, BatchMatMul, Conv2D, Pool(V), Softmax, Reduce, ArgMax
+aclError lower_nn(LowerCtx& c);           // MatMul, BatchMatMul, Conv2D, Pool(V), Softmax, Reduce, ArgMax, LayerNorm
+aclError lower_gemm(LowerCtx& c);         // GEMM (the aclblas operator)
 aclError lower_layout(LowerCtx& c);       // Transpose ... TransData
+aclError lower_slice(LowerCtx& c);        // Slice(D), StridedSlice(D)
 
 }  // namespace ascendsim::op

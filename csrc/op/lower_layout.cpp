@@ -2,8 +2,9 @@
 // be host constants (aclSetTensorConst, or ACL_MEMTYPE_HOST placement); their *D twins take attributes.
 //
 // Transpose(x, perm) / TransposeD(perm) -> Transpose. Reshape(x, shape) (0 copies a dim, -1 is inferred)
-//   -> Reshape. ConcatD / ConcatV2D(x..., concat_dim) -> Concat. SplitD(x; split_dim, num_split) -> Split
-//   in equal parts. GatherV2(x, indices, axis) / GatherV2D(axis) -> Gather (batch_dims 0). PadD(paddings:
+//   -> Reshape. Concat(concat_dim, x...) / ConcatV2(x..., concat_dim) / ConcatD / ConcatV2D(x...; concat_dim)
+//   -> Concat. Split(split_dim, x) / SplitD(x; split_dim), num_split -> Split in equal parts. Gather(x, indices)
+//   (axis 0) / GatherV2(x, indices, axis) / GatherV2D(axis) -> Gather (batch_dims 0). PadD(paddings:
 //   list of [before, after]) / Pad(x, paddings [rank, 2]) -> Pad, constant 0. Tile(x, multiples) / TileD
 //   -> Tile. BroadcastTo(x, shape) / BroadcastToD -> Expand. Fill(dims, value) -> Expand of the value.
 // TransData(src_format, dst_format; default: the input's and the output's formats): between NCHW, NHWC and
@@ -79,34 +80,53 @@ aclError lower_reshape(LowerCtx& c) {
   return ACL_SUCCESS;
 }
 
+// Concat(concat_dim, x...) and ConcatV2(x..., concat_dim) take the axis as a value input; ConcatD/ConcatV2D as
+// the attribute concat_dim.
 aclError lower_concat(LowerCtx& c) {
   const size_t n = c.call.inputs.size();
-  if (aclError ret = c.same_dtype(0, n - 1)) return ret;
-  const kernels::AttrValue* dim = c.call.attrs.find("concat_dim");
-  if (dim == nullptr) return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "needs the attribute 'concat_dim'");
-  const auto& x = c.in(0).dims;
+  const bool first = c.op.name == "Concat", last = c.op.name == "ConcatV2";
+  const size_t begin = first ? 1 : 0, end = last ? n - 1 : n;
+  std::vector<int64_t> dim;
+  if (first || last) {
+    if (aclError ret = c.int_values(first ? 0 : n - 1, "concat_dim", &dim)) return ret;
+  } else if (const kernels::AttrValue* v = c.call.attrs.find("concat_dim")) {
+    dim = {v->i};
+  }
+  if (dim.size() != 1) return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "needs one 'concat_dim' value");
+  if (aclError ret = c.same_dtype(begin, end - 1)) return ret;
+  const auto& x = c.in(begin).dims;
   int64_t axis = 0;
-  if (aclError ret = c.axis(dim->i, x.size(), "concat_dim", &axis)) return ret;
+  if (aclError ret = c.axis(dim[0], x.size(), "concat_dim", &axis)) return ret;
   std::vector<int64_t> dims = x;
-  for (size_t i = 1; i < n; ++i) {
+  c.out.inputs.clear();
+  for (size_t i = begin; i < end; ++i) {
     const auto& d = c.in(i).dims;
     bool fits = d.size() == x.size();
     for (size_t k = 0; fits && k < d.size(); ++k) fits = static_cast<int64_t>(k) == axis || d[k] == x[k];
     if (!fits)
-      return c.error(ACL_ERROR_OP_INPUT_NOT_MATCH, "input %zu %s does not fit input 0 %s along concat_dim %lld", i,
-                     kernels::dims_str(d).c_str(), kernels::dims_str(x).c_str(), static_cast<long long>(axis));
-    dims[static_cast<size_t>(axis)] += d[static_cast<size_t>(axis)];
+      return c.error(ACL_ERROR_OP_INPUT_NOT_MATCH, "input %zu %s does not fit input %zu %s along concat_dim %lld", i,
+                     kernels::dims_str(d).c_str(), begin, kernels::dims_str(x).c_str(), static_cast<long long>(axis));
+    if (i > begin) dims[static_cast<size_t>(axis)] += d[static_cast<size_t>(axis)];
+    c.out.inputs.push_back({static_cast<int>(i), {}});
   }
   c.out.attrs = {};
   set_int(c.out.attrs, "axis", axis);
-  single(c, c.in(0).dtype, dims, n);
+  c.out.out_dtypes = {c.in(begin).dtype};
+  c.out.out_dims = {dims};
   return ACL_SUCCESS;
 }
 
+// Split(split_dim, x) takes the axis as a value input, SplitD as the attribute split_dim.
 aclError lower_split(LowerCtx& c) {
-  const auto& x = c.in(0).dims;
+  const bool value_input = c.call.inputs.size() == 2;
+  const size_t source = value_input ? 1 : 0;
+  std::vector<int64_t> dim = {c.call.attrs.get_int("split_dim", 0)};
+  if (value_input)
+    if (aclError ret = c.int_values(0, "split_dim", &dim)) return ret;
+  if (dim.size() != 1) return c.error(ACL_ERROR_OP_INPUT_NOT_MATCH, "split_dim must hold one value");
+  const auto& x = c.in(source).dims;
   int64_t axis = 0;
-  if (aclError ret = c.axis(c.call.attrs.get_int("split_dim", 0), x.size(), "split_dim", &axis)) return ret;
+  if (aclError ret = c.axis(dim[0], x.size(), "split_dim", &axis)) return ret;
   const int64_t parts = c.call.attrs.get_int("num_split", 0);
   if (parts <= 0 || static_cast<size_t>(parts) != c.call.outputs.size())
     return c.error(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "num_split %lld must equal the output count %zu",
@@ -118,15 +138,17 @@ aclError lower_split(LowerCtx& c) {
   dims[static_cast<size_t>(axis)] /= parts;
   c.out.attrs = {};
   set_int(c.out.attrs, "axis", axis);
-  c.pass_inputs(1);
-  c.out.out_dtypes.assign(static_cast<size_t>(parts), c.in(0).dtype);
+  c.out.inputs = {{static_cast<int>(source), {}}};
+  c.out.out_dtypes.assign(static_cast<size_t>(parts), c.in(source).dtype);
   c.out.out_dims.assign(static_cast<size_t>(parts), dims);
   return ACL_SUCCESS;
 }
 
+// Gather(x, indices) gathers along axis 0; GatherV2(x, indices, axis) / GatherV2D (attribute axis) along axis.
 aclError lower_gather(LowerCtx& c) {
-  std::vector<int64_t> axis_value;
-  if (aclError ret = value_list(c, 2, "axis", "axis", &axis_value)) return ret;
+  std::vector<int64_t> axis_value = {0};
+  if (c.op.name != "Gather")
+    if (aclError ret = value_list(c, 2, "axis", "axis", &axis_value)) return ret;
   if (axis_value.size() != 1) return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "axis must be one value");
   if (c.call.attrs.get_int("batch_dims", 0) != 0)
     return c.error(ACL_ERROR_OP_ATTR_NOT_MATCH, "batch_dims other than 0 is not supported by ascendsim");

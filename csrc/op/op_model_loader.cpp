@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "model/model_def.h"
 #include "op/op_cache.h"
+#include "op/op_check.h"
 #include "runtime/runtime.h"
 
 namespace ascendsim::op {
@@ -77,23 +78,36 @@ void list_models(const std::string& dir, int depth, std::vector<std::string>* fi
   closedir(d);
 }
 
-}  // namespace
-
-aclError load_op_model(const void* data, size_t size, const std::string& origin, const char* api) {
+// The signature of a model image: parsed (against `soc`; empty: any), one CANN node, a known op type.
+aclError read_op_model(const void* data, size_t size, const std::string& soc, const std::string& origin,
+                       const char* api, OpCall* call) {
   model::ModelDef def;
-  if (model::parse_om(static_cast<const uint8_t*>(data), size, Runtime::instance().soc_name(), &def) != ACL_SUCCESS) {
+  if (model::parse_om(static_cast<const uint8_t*>(data), size, soc, &def) != ACL_SUCCESS) {
     const std::string why = aclGetRecentErrMsg();
     return fail(ACL_ERROR_DESERIALIZE_MODEL, "%s: %s is not a valid single-operator model: %s", api, origin.c_str(),
                 why.c_str());
   }
-  OpCall call;
-  call.api = api;
-  if (aclError ret = to_call(def, origin, api, &call)) return ret;
-  if (find_cann_op(call.type) == nullptr)
+  call->api = api;
+  if (aclError ret = to_call(def, origin, api, call)) return ret;
+  if (find_cann_op(call->type) == nullptr)
     return fail(ACL_ERROR_PARSE_MODEL, "%s: %s holds op type '%s', which ascendsim does not run", api, origin.c_str(),
-                call.type.c_str());
+                call->type.c_str());
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+aclError load_op_model(const void* data, size_t size, const std::string& origin, const char* api) {
+  OpCall call;
+  if (aclError ret = read_op_model(data, size, Runtime::instance().soc_name(), origin, api, &call)) return ret;
   register_op(call, origin);
   return ACL_SUCCESS;
+}
+
+aclError check_op_model(const void* data, size_t size, const char* api) {
+  OpCall call;
+  if (aclError ret = read_op_model(data, size, "", "the model", api, &call)) return ret;
+  return check_signature(*find_cann_op(call.type), call);
 }
 
 aclError load_op_model_dir(const std::string& dir, const char* api, size_t* loaded) {

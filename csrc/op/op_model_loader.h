@@ -16,6 +16,10 @@ namespace ascendsim::op {
 // model -> ACL_ERROR_PARSE_MODEL; messages name `origin`.
 aclError load_op_model(const void* data, size_t size, const std::string& origin, const char* api);
 
+// ascendsimCheckOpModel: parses one model image as load_op_model does (without the device's SoC check) and checks
+// that its signature would run (op_check.h), registering nothing. ACL_SUCCESS or the refusal with its message.
+aclError check_op_model(const void* data, size_t size, const char* api);
+
 // GE's LoadAllModels: lists the *.om files of `dir` and its subdirectories down to 2 levels below it
 // (GE's OM_DIR_MAX_DEPTH 3), reads and registers each; a file that does not parse is skipped with a
 // warning, as GE does. A directory that cannot be listed, or a file that cannot be read ->

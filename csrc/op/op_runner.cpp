@@ -206,10 +206,7 @@ aclError find_compiled(const OpCall& call, bool compile, std::shared_ptr<Compile
   return compiled_op(*op, call, out);
 }
 
-aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStream stream,
-                aclTensorDesc* const* update_dims) {
-  const OpCall& call = p.call;
-  const Lowering& l = op->lowering();
+aclError check_outputs(const OpCall& call, const Lowering& l, bool dims) {
   if (call.outputs.size() != l.out_dims.size())
     return fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "%s: %s has %zu outputs, %zu given", call.api, call.type.c_str(),
                 l.out_dims.size(), call.outputs.size());
@@ -218,10 +215,18 @@ aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStr
     if (t.dtype != l.out_dtypes[i])
       return fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "%s: %s output %zu is %s, the operator produces %s", call.api,
                   call.type.c_str(), i, dtype_text(t.dtype), dtype_text(l.out_dtypes[i]));
-    if (t.dims != l.out_dims[i] && update_dims == nullptr)
+    if (dims && t.dims != l.out_dims[i])
       return fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "%s: %s output %zu has shape %s, the operator produces %s", call.api,
                   call.type.c_str(), i, kernels::dims_str(t.dims).c_str(), kernels::dims_str(l.out_dims[i]).c_str());
   }
+  return ACL_SUCCESS;
+}
+
+aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStream stream,
+                aclTensorDesc* const* update_dims) {
+  const OpCall& call = p.call;
+  const Lowering& l = op->lowering();
+  if (aclError ret = check_outputs(call, l, update_dims == nullptr)) return ret;
   // Constant inputs (aclSetTensorConst) run from their host copy, which the task keeps alive.
   std::vector<std::shared_ptr<const std::vector<uint8_t>>> constants;
   for (size_t i = 0; i < p.inputs.size(); ++i) {

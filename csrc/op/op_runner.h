@@ -53,6 +53,10 @@ aclError find_compiled(const OpCall& call, bool compile, std::shared_ptr<Compile
 // description of an execution has a -1 dim or an unknown rank.
 aclError require_static(const OpCall& call);
 
+// The outputs of `call` against what the lowering produces: count and dtypes, and the dims when `dims`
+// (ACL_ERROR_OP_OUTPUT_NOT_MATCH naming the output). launch's check, and atc's (op_check.h).
+aclError check_outputs(const OpCall& call, const Lowering& l, bool dims);
+
 // Checks and enqueues; update_dims: the V2 functions' output description update.
 aclError launch(PreparedCall& p, const std::shared_ptr<CompiledOp>& op, aclrtStream stream,
                 aclTensorDesc* const* update_dims);

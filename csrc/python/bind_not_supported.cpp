@@ -2,6 +2,7 @@
 // ACL_ERROR_API_NOT_SUPPORT with a message), bound from the same list that defines them.
 #include "acl/acl_op_compiler.h"
 #include "acl/acl_prof.h"
+#include "api/dvpp_interface.h"
 #include "python/module.h"
 
 // Deprecated functions are bound on purpose: old samples still call them.

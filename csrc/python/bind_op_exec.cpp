@@ -236,6 +236,7 @@ void bind_op_exec_functions(PyObject* module) {
   bind<&aclopSetModelDir>(module, "aclopSetModelDir");
   bind<&aclopLoad>(module, "aclopLoad");
   bind<&ascendsimGetOpCacheStats>(module, "ascendsimGetOpCacheStats");
+  bind<&ascendsimCheckOpModel>(module, "ascendsimCheckOpModel");
 }
 
 }  // namespace ascendsim::python

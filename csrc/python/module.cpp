@@ -35,4 +35,5 @@ PYBIND11_MODULE(_core, m) {
   bind_pyacl_helpers(module);
   bind_extensions(module);
   bind_prof_functions(module);
+  bind_ops_library_functions(module);
 }

@@ -33,5 +33,6 @@ void bind_callbacks(PyObject* module);              // functions that take Pytho
 void bind_pyacl_helpers(PyObject* module);          // pyACL-only conveniences (acl.util, acl.init, ...)
 void bind_extensions(PyObject* module);             // ascendsim* statistics
 void bind_prof_functions(PyObject* module);         // acl_prof.h (acl.prof)
+void bind_ops_library_functions(PyObject* module);  // acl/ops: acl_cblas.h (acl.blas), acl_dvpp.h memory
 
 }  // namespace ascendsim::python

@@ -97,6 +97,15 @@ typedef struct ascendsimOpCacheStats {
 ACL_FUNC_VISIBILITY aclError ascendsimGetOpCacheStats(ascendsimOpCacheStats *stats);
 
 /*
+ * Whether the single-operator model image `model` (an .om of `atc --singleop`) would run: parsed as aclopLoad
+ * parses it (any SoC) and its signature built as an execution builds it, registering nothing. ACL_SUCCESS, or the
+ * code and message the runtime would give (e.g. ACL_ERROR_FORMAT_NOT_MATCH for a layout no kernel runs,
+ * ACL_ERROR_OP_OUTPUT_NOT_MATCH for an output description the operator does not produce). atc --singleop calls it
+ * for every model it writes (docs/single-op.md). NULL or size 0: ACL_ERROR_INVALID_PARAM.
+ */
+ACL_FUNC_VISIBILITY aclError ascendsimCheckOpModel(const void *model, size_t modelSize);
+
+/*
  * Fault injection (docs/fault-injection.md): make chosen calls fail with chosen codes, to test a program's error
  * paths. `spec` is rules separated by ';', each "site[:key=value,...]" with the sites aclrtMalloc, stream_task,
  * stream_sync, event_sync, model_execute (keys nth, count, code) and memory_cap (keys nth, bytes, device), the

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ascendsim import _core
 
-from . import constants, mdl, op, prof, rt, util
+from . import blas, constants, mdl, media, op, prof, rt, util
 
-__all__ = ["constants", "mdl", "op", "prof", "rt", "util"]
+__all__ = ["blas", "constants", "mdl", "media", "op", "prof", "rt", "util"]
 
 init = _core.pyacl_init
 finalize = _core.aclFinalize

@@ -33,7 +33,8 @@ def __getattr__(name: str) -> object:
 
 
 def toolkit_root() -> Path:
-    """The CANN-like tree: include/, lib64/, runtime/include/, runtime/lib64/stub/."""
+    """The CANN-like tree: include/, lib64/, runtime/include/, runtime/lib64/stub/, compiler/include/,
+    compiler/lib64/(stub/)."""
     return Path(_core.__file__).resolve().parent / "cann"
 
 

@@ -12,6 +12,9 @@
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
 #include "acl/acl_prof.h"
+#include "acl/ops/acl_cblas.h"
+#define ENABLE_DVPP_INTERFACE
+#include "acl/ops/acl_dvpp.h"
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define HAVE_STATIC_ASSERT 1
@@ -73,6 +76,12 @@ STATIC_CHECK(sizeof(aclprofAicoreMetrics) == 4 && ACL_AICORE_MEMORY_UB == 5 && A
 STATIC_CHECK(ACL_PROF_ACL_API == 0x1 && ACL_PROF_TASK_TIME == 0x2 && ACL_PROF_RUNTIME_API == 0x100);
 STATIC_CHECK(ACL_SUBSCRIBE_NONE == 0xFF && ACL_SUBSCRIBE_ATTRI_NONE == 1 && ACL_STEP_END == 1);
 STATIC_CHECK(ACL_PROF_MAX_OP_NAME_LEN == 257 && ACL_PROF_MAX_OP_TYPE_LEN == 65);
+/* acl/ops: the BLAS and DVPP enums (usable from C: their typedefs name them) */
+STATIC_CHECK(ACL_TRANS_N == 0 && ACL_TRANS_NZ_T == 3 && ACL_COMPUTE_LOW_PRECISION == 1);
+STATIC_CHECK(PIXEL_FORMAT_RGB_444 == 23 && PIXEL_FORMAT_BGRA_8565 == 40 && PIXEL_FORMAT_S64C1 == 84);
+STATIC_CHECK(PIXEL_FORMAT_BUTT == 1003 && PIXEL_FORMAT_UNKNOWN == 10000 && H264_HIGH_LEVEL == 3);
+STATIC_CHECK(DVPP_CHNMODE_PNGD == 8 && ACL_JPEG_CSS_UNKNOWN == 1000 && ACL_VENC_MAX_IP_PROP_UINT32 == 12);
+STATIC_CHECK(ACL_VDEC_BIT_DEPTH_UINT32 == 10 && ACL_DVPP_CSC_MATRIX_BT2020_NARROW == 5);
 
 #if HAVE_STATIC_ASSERT
 /* ---- a few function types (unevaluated: nothing is linked) ---- */

@@ -11,6 +11,9 @@
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
 #include "acl/acl_prof.h"
+#include "acl/ops/acl_cblas.h"
+#define ENABLE_DVPP_INTERFACE
+#include "acl/ops/acl_dvpp.h"
 
 #define CHECK(cond) static_assert(cond, #cond)
 

@@ -192,12 +192,12 @@ def test_file_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         dict(add, name="x" * 200),
         {"op": "Relu", "input_desc": [tensor([-1, 4], "float16", "NCHW", shape_range=[[1, 2]])],
          "output_desc": [tensor([-1, 4], "float16", "NCHW", shape_range=[[1, 2]])]},
-        {"op": "Relu", "input_desc": [tensor(list(range(1, 9)), "float32")] * 2,
+        {"op": "Add", "input_desc": [tensor(list(range(1, 9)), "float32")] * 2,
          "output_desc": [tensor(list(range(1, 9)), "float32")]},
     ]
     code, text = run_atc(capsys, ops, tmp_path / "out")
     assert code == 0, text
-    long_name = "5_Relu" + "_0_2_1_2_3_4_5_6_7_8" * 3
+    long_name = "5_Add" + "_0_2_1_2_3_4_5_6_7_8" * 3
     assert om_files(tmp_path / "out") == sorted([
         "named-op.v1_2.om", "1_Add_3_2_8_16_3_2_8_16_3_2_8_16.om", "2_Add_3_2_8_16_3_2_8_16_3_2_8_16.om",
         "x" * 128 + ".om", "4_Relu_1_0_-1_4_1_0_-1_4.om", long_name[:128] + ".om"])

@@ -104,10 +104,19 @@ def nc1hwc0(x: np.ndarray) -> np.ndarray:
     return padded.reshape(n, c1, 16, h, w).transpose(0, 1, 3, 4, 2).copy()
 
 
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int, eps: float) -> list[np.ndarray]:
+    """CANN's LayerNorm over the axes from `axis`: y, and mean and variance with those axes kept."""
+    axes = tuple(range(axis, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return [(x - mean) / np.sqrt(var + eps) * gamma + beta, mean, var]
+
+
 A, B = f32(2, 3, 4), f32(2, 3, 4)
 M = f32(3, 4)
 X4 = f32(1, 3, 6, 6)
 U = np.array([[1, -2, 3]], np.float32)
+I8A, I8B = RNG.integers(-128, 128, (3, 40)).astype(np.int8), RNG.integers(-128, 128, (40, 6)).astype(np.int8)
 
 
 def unary(op: str, fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray | None = None, **attrs: Any) -> Case:
@@ -166,6 +175,20 @@ CASES: list[Case] = [
          lambda x, w, b: [conv2d(x, w, 1, (0, 0, 0, 0), groups=2, dilation=2) + b.reshape(1, 4, 1, 1)],
          {"strides": [1, 1, 1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1, 2, 2], "groups": 2,
           "data_format": "NCHW"}, fmt=0, rtol=1e-4, atol=1e-4),
+    Case("Conv2D", [f32(1, 6, 6, 3), f32(4, 3, 3, 3), f32(4)], [Out(np.float32, [1, 3, 3, 4], 1)],
+         lambda x, w, b: [(conv2d(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), 2, (1, 0, 1, 0))
+                           + b.reshape(1, 4, 1, 1)).transpose(0, 2, 3, 1)],
+         {"strides": [1, 2, 2, 1], "pads": [1, 0, 1, 0], "data_format": "NHWC"}, fmt=1, rtol=1e-4, atol=1e-4),
+    Case("GEMM", [M, f32(5, 4), f32(3, 5), np.array(2.0, np.float32), np.array(0.5, np.float32)],
+         [Out(np.float32, [3, 5])], lambda a, b, c, alpha, beta: [alpha * (a @ b.T) + beta * c],
+         {"transpose_a": False, "transpose_b": True}, rtol=1e-4, atol=1e-4),
+    Case("GEMM", [I8A, I8B, np.arange(-9, 9, dtype=np.int32).reshape(3, 6), np.array(3, np.int32),
+                  np.array(-2, np.int32)], [Out(np.int32, [3, 6])],
+         lambda a, b, c, alpha, beta: [alpha * (a.astype(np.int32) @ b.astype(np.int32)) + beta * c]),
+    Case("GEMM", [M.astype(np.float16).T.copy(), f32(4, 2).astype(np.float16), f32(3, 2),
+                  np.array(1.0, np.float32), np.array(0.0, np.float32)], [Out(np.float32, [3, 2])],
+         lambda a, b, c, alpha, beta: [a.T.astype(np.float32) @ b.astype(np.float32)], {"transpose_a": True},
+         rtol=1e-3, atol=1e-3),
     Case("MaxPool", [X4], [Out(np.float32, [1, 3, 3, 3], 0)], lambda x: [pool2d(x, (2, 2), (2, 2), (0, 0, 0, 0), "max")],
          {"ksize": [1, 1, 2, 2], "strides": [1, 1, 2, 2], "padding": "VALID", "data_format": "NCHW"}, fmt=0),
     Case("AvgPool", [f32(1, 2, 5, 5)], [Out(np.float32, [1, 2, 3, 3], 0)],
@@ -197,15 +220,40 @@ CASES: list[Case] = [
     Case("ArgMaxD", [A], [Out(np.int64, [2, 3])], lambda x: [x.argmax(axis=2)], {"dimension": 2, "dtype": ("dtype", 9)}),
     Case("ArgMin", [A, i64(0)], [Out(np.int32, [3, 4])], lambda x, d: [x.argmin(axis=0).astype(np.int32)]),
     Case("ArgMinD", [A], [Out(np.int32, [2, 4])], lambda x: [x.argmin(axis=1).astype(np.int32)], {"dimension": 1}),
+    Case("LayerNorm", [A, f32(4), f32(4)], [Out(np.float32, [2, 3, 4]), Out(np.float32, [2, 3, 1]),
+                                             Out(np.float32, [2, 3, 1])],
+         lambda x, g, b: layer_norm(x, g, b, 2, 0.25), {"begin_norm_axis": -1, "begin_params_axis": -1,
+                                                         "epsilon": 0.25}, rtol=1e-4, atol=1e-5),
+    Case("LayerNorm", [A, f32(3, 4), f32(3, 4)], [Out(np.float32, [2, 3, 4]), Out(np.float32, [2, 1, 1]),
+                                                 Out(np.float32, [2, 1, 1])],
+         lambda x, g, b: layer_norm(x, g, b, 1, 1e-7), {"begin_norm_axis": 1, "begin_params_axis": 1},
+         rtol=1e-4, atol=1e-5),
     Case("Transpose", [A, i64(2, 0, 1)], [Out(np.float32, [4, 2, 3])], lambda x, p: [x.transpose(2, 0, 1)]),
     Case("TransposeD", [A], [Out(np.float32, [3, 2, 4])], lambda x: [x.transpose(1, 0, 2)], {"perm": [1, 0, 2]}),
     Case("Reshape", [A, i64(0, -1)], [Out(np.float32, [2, 12])], lambda x, s: [x.reshape(2, 12)]),
+    Case("Concat", [i32(2), A, B], [Out(np.float32, [2, 3, 8])], lambda d, *x: [np.concatenate(x, axis=2)],
+         {"N": 2}),
+    Case("ConcatV2", [A, B, i64(0)], [Out(np.float32, [4, 3, 4])], lambda *x: [np.concatenate(x[:2], axis=0)],
+         {"N": 2}),
     Case("ConcatD", [A, B, A], [Out(np.float32, [2, 9, 4])], lambda *x: [np.concatenate(x, axis=1)],
          {"concat_dim": 1, "N": 3}),
     Case("ConcatV2D", [A, B], [Out(np.float32, [2, 3, 8])], lambda *x: [np.concatenate(x, axis=-1)],
          {"concat_dim": -1, "N": 2}),
     Case("SplitD", [A], [Out(np.float32, [2, 3, 2]), Out(np.float32, [2, 3, 2])], lambda x: np.split(x, 2, axis=2),
          {"split_dim": 2, "num_split": 2}),
+    Case("Split", [i32(1), A], [Out(np.float32, [2, 1, 4])] * 3, lambda d, x: np.split(x, 3, axis=1),
+         {"num_split": 3}),
+    Case("Gather", [M, np.array([[2, 0], [1, 1]], np.int32)], [Out(np.float32, [2, 2, 4])],
+         lambda x, i: [np.take(x, i, axis=0)]),
+    Case("Slice", [A, i64(0, 1, 1), i64(2, -1, 2)], [Out(np.float32, [2, 2, 2])],
+         lambda x, o, s: [x[0:2, 1:, 1:3]]),
+    Case("SliceD", [A], [Out(np.float32, [1, 2, 4])], lambda x: [x[1:2, 0:2, :]], {"offsets": [1, 0, 0],
+                                                                                 "size": [1, 2, -1]}),
+    Case("StridedSlice", [A, i32(0, 2, -1), i32(2, 0, 0), i32(1, -1, -2)], [Out(np.float32, [2, 2, 2])],
+         lambda x, b, e, s: [x[0:2, 2:0:-1, -1::-2]], {"end_mask": 4}),
+    Case("StridedSliceD", [A], [Out(np.float32, [3, 1, 2])], lambda x: [x[1, ..., None, 1:3]],
+         {"begin": [1, 0, 0, 1], "end": [2, 0, 0, 3], "strides": [1, 1, 1, 1], "shrink_axis_mask": 1,
+          "ellipsis_mask": 2, "new_axis_mask": 4}),
     Case("GatherV2", [A, np.array([2, 0], np.int32), i32(1)], [Out(np.float32, [2, 2, 4])],
          lambda x, i, a: [np.take(x, i, axis=1)]),
     Case("GatherV2D", [M, np.array([[3, 1], [0, 0]], np.int64)], [Out(np.float32, [3, 2, 2])],

@@ -5,11 +5,17 @@ the entry's attributes; the op's regular inputs and its outputs are the model's 
 dynamic dims and shape ranges), constant inputs are weights. As ATC: the whole file is parsed and checked
 first (any error and no model is written); then every entry is built, an op type the runtime does not know
 (csrc/op/cann_ops.def, through the generated `_cann_ops`) failing its entry with EZ3003 while the others are
-still written, and the run fails if any entry did.
+still written, and the run fails if any entry did. Each written model is then checked by the runtime itself
+(`ascendsimCheckOpModel`: parsed as aclopLoad parses it, its signature built as an execution builds it), so that
+what the runtime would refuse — a layout or dtype no kernel runs, attributes the operator rejects, an output
+description it does not produce — fails its entry here with EZ3002 and the runtime's reason, as ATC reports an
+operator its kernels do not support, instead of failing at execution; such a model is not kept.
 """
 
 from __future__ import annotations
 
+import ctypes
+import re
 from pathlib import Path
 
 from . import om_format as F
@@ -69,9 +75,27 @@ def write_single_op(op: SingleOp, path: Path, soc_version: str) -> Path:
                     single_op=True, shape_ranges=ranges)
     try:
         write_om(path, model)
+        image = path.read_bytes()
     except OSError as error:
         raise CompileError(f"E19999: cannot write {path}: {error.strerror}") from None
+    reason = runtime_refusal(image)
+    if reason is not None:
+        path.unlink(missing_ok=True)
+        raise CompileError(f"EZ3002: Optype [{op.op_type}] of Ops kernel [AIcoreEngine] is unsupported. Reason: "
+                           f"{reason}.")
     return path
+
+
+def runtime_refusal(image: bytes) -> str | None:
+    """The runtime's reason for refusing a single-operator model image, None when it would run it."""
+    from .. import _core  # the runtime's own check (csrc/op/op_check.h), the compiler's one use of the runtime
+
+    buffer = ctypes.create_string_buffer(image, len(image))
+    ret = _core.ascendsimCheckOpModel(ctypes.addressof(buffer), len(image))
+    if ret == 0:
+        return None
+    message = re.sub(r"^\w+: ascendsimCheckOpModel: ", "", _core.aclGetRecentErrMsg())
+    return f"{message} (the runtime's code {ret})"
 
 
 def _value(graph: Graph, spec: TensorSpec) -> Value:
