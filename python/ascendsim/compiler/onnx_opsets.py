@@ -16,6 +16,7 @@ import numpy as np
 
 from .errors import node_error
 from .ir import DType, Graph, Node, Value
+from .onnx_lowering import LOWERINGS
 from .onnx_types import dtype_from_onnx
 from .ops._common import Known
 from .ops.nn import same_pads
@@ -38,9 +39,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                "nearest_mode": "round_prefer_floor", "cubic_coeff_a": -0.75, "exclude_outside": 0,
                "extrapolation_value": 0.0},
     **{op: {"keepdims": 1} for op in REDUCE_OPS},
+    "IsInf": {"detect_negative": 1, "detect_positive": 1}, "GatherND": {"batch_dims": 0},
+    "ScatterND": {"reduction": "none"}, "ScatterElements": {"axis": 0, "reduction": "none"},
+    "OneHot": {"axis": -1}, "Trilu": {"upper": 1}, "CumSum": {"exclusive": 0, "reverse": 0},
+    "ReverseSequence": {"batch_axis": 1, "time_axis": 0}, "Unique": {"sorted": 1},
+    "GridSample": {"align_corners": 0, "padding_mode": "zeros"},
+    "LRN": {"alpha": 1e-4, "beta": 0.75, "bias": 1.0}, "DepthToSpace": {"mode": "DCR"}, "LpPool": {"p": 2},
 }
 _DROPPED = {"BatchNormalization": ("momentum", "training_mode", "spatial"), "Dropout": ("seed", "ratio"),
-            "Cast": ("saturate",), "Resize": ("antialias", "keep_aspect_ratio_policy", "axes")}
+            "Cast": ("saturate",), "Resize": ("antialias", "keep_aspect_ratio_policy", "axes"),
+            "QuantizeLinear": ("saturate", "output_dtype")}
+_GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}  # opset 16's names -> opset 20's (the IR's)
 
 
 class _Norm:
@@ -97,9 +106,13 @@ def normalize(graph: Graph, node: Node, opset: int, known: dict[str, Known]) -> 
     """Rewrites `node` (just added from ONNX) into the IR form; returns the nodes to infer, in order."""
     node.attrs = {**DEFAULTS.get(node.op_type, {}), **node.attrs}
     handler = _reduce if node.op_type in REDUCE_OPS else _HANDLERS.get(node.op_type)
-    extra = handler(_Norm(graph, node, opset, known)) if handler else None
+    n = _Norm(graph, node, opset, known)
+    extra = handler(n) if handler else None
     for name in _DROPPED.get(node.op_type, ()):
         node.attrs.pop(name, None)
+    lowering = LOWERINGS.get(node.op_type)  # after the handler: e.g. LpPool's window attributes made explicit
+    if lowering is not None:
+        extra = lowering(n)
     return extra if extra is not None else [node]
 
 
@@ -309,10 +322,31 @@ def _clip(n: _Norm) -> None:
             n.graph.set_input(n.node, 1 if name == "min" else 2, const)
 
 
+def _grid_sample(n: _Norm) -> None:
+    mode = n.node.attrs.get("mode", "bilinear" if n.opset < 20 else "linear")
+    n.node.attrs["mode"] = _GRID_SAMPLE_MODES.get(mode, mode)
+
+
+def _quantize(n: _Norm) -> None:
+    """The output dtype always comes from a zero point: opset 21's `output_dtype`, else uint8, gives zeros."""
+    if n.node.input(2) is not None:
+        return
+    given = int(n.node.attrs.get("output_dtype", 0))
+    dtype = dtype_from_onnx(given, f"node {n.node.name!r} (QuantizeLinear) attribute 'output_dtype'") if given \
+        else DType.UINT8
+    scale = n.node.input(1)
+    shape = scale.shape if scale is not None and scale.shape is not None and all(
+        isinstance(d, int) for d in scale.shape) else ()
+    zero = n.graph.constant(f"{n.node.name}_zero_point", np.zeros(shape, dtype.numpy))  # type: ignore[arg-type]
+    n.node.inputs.extend([None] * (3 - len(n.node.inputs)))
+    n.graph.set_input(n.node, 2, zero)
+
+
 _HANDLERS: dict[str, Callable[[_Norm], list[Node] | None]] = {
     "Squeeze": _squeeze, "Unsqueeze": _squeeze, "Split": _split, "Pad": _pad,  # type: ignore[dict-item]
     "Resize": _resize, "Softmax": _softmax, "LogSoftmax": _softmax, "Conv": _window,  # type: ignore[dict-item]
     "ConvTranspose": _window, "MaxPool": _window, "AveragePool": _window, "Cast": _cast,  # type: ignore[dict-item]
     "ConstantOfShape": _constant_of_shape, "Dropout": _dropout, "BatchNormalization": _batch_norm,  # type: ignore[dict-item]
-    "Transpose": _transpose, "Clip": _clip,  # type: ignore[dict-item]
+    "Transpose": _transpose, "Clip": _clip, "GridSample": _grid_sample, "QuantizeLinear": _quantize,  # type: ignore[dict-item]
+    "LpPool": _window,  # type: ignore[dict-item]
 }

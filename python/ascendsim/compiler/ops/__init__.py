@@ -48,23 +48,27 @@ from ._common import InferContext, InferFn, Known, TensorType
 @dataclass(frozen=True)
 class OpSpec:
     """A supported op: `infer` gives (dtype, shape) per output; `since` is the ONNX opset that has it in
-    the IR form; `elementwise` marks ops the elementwise fusion may chain."""
+    the IR form; `elementwise` marks ops the elementwise fusion may chain; `value_shaped` marks ops whose
+    output shape depends on the values of their input (NonZero, Unique), compiled only when the input is a
+    constant (folded at compile time): the static-shape runtime cannot run them."""
 
     op_type: str
     infer: InferFn
     since: int = 1
     domain: str = ""
     elementwise: bool = False
+    value_shaped: bool = False
 
 
 _REGISTRY: dict[tuple[str, str], OpSpec] = {}
 
 
-def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False):
+def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False,
+             value_shaped: bool = False):
     """Decorator registering one inference function for several op types."""
     def wrap(fn: InferFn) -> InferFn:
         for op_type in op_types:
-            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise)
+            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise, value_shaped)
         return fn
     return wrap
 
@@ -90,10 +94,10 @@ def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
     return get_spec(node).infer(InferContext(node, known))
 
 
-from . import elementwise, nn, reduce, tensor
+from . import elementwise, indexing, nn, quantize, reduce, tensor
 
 SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
 FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
-           "infer_node", "lookup", "nn", "reduce", "register", "supported_list", "tensor"]
+           "indexing", "infer_node", "lookup", "nn", "quantize", "reduce", "register", "supported_list", "tensor"]

@@ -1,6 +1,6 @@
 """Neural-network ops: Conv/ConvTranspose (with the fused epilogue attributes), Gemm, MatMul (batched,
-broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization and
-(Log)Softmax.
+broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization,
+(Log)Softmax, LRN and GridSample.
 
 Window ops share one size rule per spatial axis:
     out = floor_or_ceil((in + pad_begin + pad_end - dilation*(kernel-1) - 1) / stride) + 1
@@ -288,4 +288,38 @@ def _softmax(ctx: InferContext) -> list[TensorType]:
     x = ctx.shape(0)
     if x is not None:
         norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
+    return [ctx.type(0)]
+
+
+GRID_SAMPLE_MODES = ("linear", "bilinear", "nearest", "cubic", "bicubic")  # opset 16 names bilinear/bicubic
+GRID_SAMPLE_PADDING = ("zeros", "border", "reflection")
+
+
+@register("GridSample", since=16)
+def _grid_sample(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    if ctx.attr("mode", "linear") not in GRID_SAMPLE_MODES:
+        ctx.fail(f"mode={ctx.attr('mode')!r} is not supported; supported: {', '.join(GRID_SAMPLE_MODES)}")
+    if ctx.attr("padding_mode", "zeros") not in GRID_SAMPLE_PADDING:
+        ctx.fail(f"padding_mode={ctx.attr('padding_mode')!r} is not supported; supported: "
+                 f"{', '.join(GRID_SAMPLE_PADDING)}")
+    x, grid = ctx.shape(0), ctx.shape(1)
+    if x is None or grid is None:
+        return [(ctx.dtype(0), None)]
+    spatial = len(x) - 2
+    if spatial not in (2, 3) or len(grid) != len(x) or (isinstance(grid[-1], int) and grid[-1] != spatial):
+        ctx.fail(f"input {x} and grid {grid}: a 4-D or 5-D input needs a grid of its rank with last dim {spatial}")
+    if spatial == 3 and ctx.attr("mode") in ("cubic", "bicubic"):
+        ctx.fail("mode='cubic' is not defined for 5-D (volumetric) inputs")
+    return [(ctx.dtype(0), (x[0], x[1], *grid[1:-1]))]
+
+
+@register("LRN", since=13)
+def _lrn(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    x, size = ctx.shape(0), ctx.attr("size")
+    if not isinstance(size, int) or size < 1:
+        ctx.fail(f"size={size!r} must be a positive int")
+    if x is not None and len(x) < 3:
+        ctx.fail(f"input rank {len(x)} must be >= 3 (N, C, spatial...)")
     return [ctx.type(0)]

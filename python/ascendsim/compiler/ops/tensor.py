@@ -1,5 +1,5 @@
 """Data-movement and shape ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice,
-Gather, GatherElements, Expand, Tile, Pad, Resize, Shape, ConstantOfShape, Range, Constant.
+Gather, GatherElements, Expand, Tile, Pad, Resize, Shape, Size, ConstantOfShape, Range, Constant.
 
 Besides types, Shape/Gather/Unsqueeze/Squeeze/Concat/Slice propagate the (partially symbolic) contents of the
 1-D int64 tensors that exporters build shapes with, so that `Shape -> Gather -> Unsqueeze -> Concat ->
@@ -299,6 +299,11 @@ def _shape(ctx: InferContext) -> list[TensorType]:
     dims = list(x)[slice(start, None if end is None else int(end))]  # type: ignore[call-overload]
     ctx.set_known(0, dims)
     return [(DType.INT64, (len(dims),))]
+
+
+@register("Size")
+def _size(ctx: InferContext) -> list[TensorType]:
+    return [(DType.INT64, ())]
 
 
 @register("ConstantOfShape")
