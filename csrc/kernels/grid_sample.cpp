@@ -3,11 +3,11 @@
 // last spatial dim of X), then y (and z).
 //
 // Per output point the coordinates are denormalized (align_corners: -1/1 are the centres of the corner
-// pixels, else their outer edges), rounded half to even for `nearest`, and moved inside when out of range by
-// `border` (clamped) or `reflection` (reflected at the borders: the corner centres with align_corners, else
-// the edges). The point's taps (1 for nearest, 2^S for linear, 4x4 for 2-D cubic with a = -0.75) are made
-// once as (offset in a channel, weight); a tap outside X is 0 (zeros), clamped (border) or reflected
-// (reflection). Then every channel is the weighted sum of its taps.
+// pixels, else their outer edges) and rounded half to even for `nearest`. The point's taps (1 for nearest,
+// 2^S for linear, 4x4 for 2-D cubic with a = -0.75) are made once as (offset in a channel, weight); the
+// padding applies to each tap outside X: 0 (zeros), clamped to the edge (border) or reflected at the borders
+// (reflection: the corner centres with align_corners, else the edges), as onnxruntime's kernel does. Then
+// every channel is the weighted sum of its taps.
 #include <algorithm>
 #include <cmath>
 
@@ -102,23 +102,17 @@ class GridSampleKernel final : public Kernel {
 
   // The taps of one point (grid coordinates x, y, z = the last spatial dim first); returns their count.
   int make_taps(const float* point, int64_t* offsets, float* weights) const {
+    constexpr float kFar = 1099511627776.0f;  // 2^40: keeps the integer conversions defined (NaN reads padding)
     float coord[3];
     for (int s = 0; s < spatial_; ++s) {
       float v = denormalize(point[spatial_ - 1 - s], s);
       if (mode_ == Mode::kNearest) v = std::nearbyint(v);
-      if (v < lo_[s] || v > hi_[s]) {
-        if (padding_ == Padding::kBorder) v = std::clamp(v, 0.0f, static_cast<float>(size_[s] - 1));
-        if (padding_ == Padding::kReflection) v = reflect(v, lo_[s], hi_[s]);
-      }
-      coord[s] = v;
+      coord[s] = std::isnan(v) ? -kFar : std::clamp(v, -kFar, kFar);
     }
     const int per_dim = mode_ == Mode::kNearest ? 1 : mode_ == Mode::kLinear ? 2 : 4;
     int64_t first[3];
     float w[3][4];
     for (int s = 0; s < spatial_; ++s) {
-      // Far outside, every tap is padding anyway: bounded so that the integer conversions stay defined (NaN too).
-      const float far = static_cast<float>(size_[s]) + 4;
-      coord[s] = std::isnan(coord[s]) ? -4.0f : std::clamp(coord[s], -4.0f, far);
       const float base = mode_ == Mode::kNearest ? coord[s] : std::floor(coord[s]);
       const float t = coord[s] - base;
       first[s] = static_cast<int64_t>(base) - (mode_ == Mode::kCubic ? 1 : 0);

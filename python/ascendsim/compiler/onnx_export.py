@@ -56,8 +56,18 @@ def required_opset(node: Node) -> int:
         (node.op_type == "AveragePool" and any(d != 1 for d in attrs.get("dilations", [])), 19),
         (node.op_type == "Resize" and attrs.get("coordinate_transformation_mode") == "half_pixel_symmetric", 19),
         (node.op_type in ("Softmax", "LogSoftmax") and not _softmax_axis_is_last(node), 13),
+        (node.op_type in ("ScatterND", "ScatterElements") and attrs.get("reduction") in ("add", "mul"), 16),
+        (node.op_type in ("ScatterND", "ScatterElements") and attrs.get("reduction") in ("max", "min"), 18),
+        (node.op_type in ("QuantizeLinear", "DequantizeLinear") and _quantize_needs_21(node), 21),
     ]
     return max(need + [version for holds, version in conditions if holds])
+
+
+def _quantize_needs_21(node: Node) -> bool:
+    """Blocked scales and 16-bit integers came with opset 21."""
+    integer = node.inputs[0] if node.op_type == "DequantizeLinear" else node.outputs[0]
+    sixteen = integer is not None and integer.dtype in (DType.INT16, DType.UINT16)
+    return bool(node.attrs.get("block_size")) or sixteen
 
 
 def _softmax_axis_is_last(node: Node) -> bool:
@@ -320,4 +330,5 @@ _HANDLERS: dict[str, Callable[[_Emitter, Node], None]] = {
     "Cast": _cast, "Softmax": _softmax, "LogSoftmax": _softmax,
     "ArgMax": _drop_default("select_last_index", 0), "ArgMin": _drop_default("select_last_index", 0),
     "Reshape": _drop_default("allowzero", 0), "AveragePool": _drop_default("dilations", [1]),
+    "ScatterND": _drop_default("reduction", "none"), "ScatterElements": _drop_default("reduction", "none"),
 }

@@ -43,7 +43,7 @@ def _gather_nd(ctx: InferContext) -> list[TensorType]:
     return [(ctx.dtype(0), (*indices[:-1], *data[batch + depth :]))]  # type: ignore[operator]
 
 
-@register("ScatterND", since=16)
+@register("ScatterND", since=11)
 def _scatter_nd(ctx: InferContext) -> list[TensorType]:
     _check_indices(ctx, 1)
     _check_reduction(ctx)
@@ -60,7 +60,7 @@ def _scatter_nd(ctx: InferContext) -> list[TensorType]:
     return [ctx.type(0)]
 
 
-@register("ScatterElements", since=16)
+@register("ScatterElements", since=11)
 def _scatter_elements(ctx: InferContext) -> list[TensorType]:
     _check_indices(ctx, 1)
     _check_reduction(ctx)

@@ -295,7 +295,7 @@ GRID_SAMPLE_MODES = ("linear", "bilinear", "nearest", "cubic", "bicubic")  # ops
 GRID_SAMPLE_PADDING = ("zeros", "border", "reflection")
 
 
-@register("GridSample", since=16)
+@register("GridSample", since=20)  # the IR has opset 20's mode names
 def _grid_sample(ctx: InferContext) -> list[TensorType]:
     _check_float_operands(ctx)
     if ctx.attr("mode", "linear") not in GRID_SAMPLE_MODES:

@@ -1,0 +1,342 @@
+"""The ONNX ops added for public models (issue 12, point 7), compiled by ascendsim.compile (force_fp32) and run
+through aclmdlExecute against onnxruntime on the same model, several nodes per model to keep the compiles few.
+
+Tolerances: integer, bool and index outputs exactly; float outputs rtol 1e-5 / atol 1e-6, except where the
+computation sums in another order than onnxruntime (Einsum's MatMul/ReduceSum, LRN's window, GridSample's
+taps, the function bodies of Mish/Celu/GroupNormalization): rtol 1e-4 / atol 1e-5, measured below 2e-6.
+Also: an HF-transformers BERT-style attention mask (IsNaN on the softmax of a fully masked row, Where on bool
+masks), NonZero folded at compile time for a constant input and refused, naming the node, for a computed one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from exec_helpers import compile_model, execute_once, reference
+from onnx import TensorProto, helper, numpy_helper
+
+from ascendcl import ACL_SUCCESS, aclGetRecentErrMsg, aclmdlLoadFromFile, aclmdlUnload
+from ascendsim.compiler.errors import CompileError
+from ascendsim.compiler.onnx_export import export_onnx
+from ascendsim.compiler.onnx_import import import_onnx
+
+RNG = np.random.default_rng(12)
+EXACT, SUMMED = (1e-5, 1e-6), (1e-4, 1e-5)
+
+
+def model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, np.ndarray],
+    outputs: list[str],
+    opset: int = 18,
+    constants: dict[str, np.ndarray] | None = None,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "ops",
+        [
+            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+            for k, v in inputs.items()
+        ],
+        [onnx.ValueInfoProto(name=o) for o in outputs],
+        [numpy_helper.from_array(v, k) for k, v in (constants or {}).items()],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    typed = onnx.shape_inference.infer_shapes(proto)  # the outputs' types, which the checker wants
+    for index, out in enumerate(typed.graph.output):
+        proto.graph.output[index].CopyFrom(out)
+        if not out.type.HasField("tensor_type"):  # onnx infers none for GroupNormalization: its input x's type
+            proto.graph.output[index].type.CopyFrom(proto.graph.input[0].type)
+    return proto
+
+
+def check(
+    tmp_path: Path, proto: onnx.ModelProto, inputs: dict[str, np.ndarray], tolerance: tuple[float, float] = EXACT
+) -> list[np.ndarray]:
+    """Compiles and runs `proto`; every output must match onnxruntime's. Returns ours."""
+    want = reference(proto, inputs)
+    om = compile_model(proto, tmp_path, "ops")
+    model_id, ret = aclmdlLoadFromFile(str(om))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    try:
+        got = execute_once(model_id, list(inputs.values()), want)
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
+    for index, (g, w) in enumerate(zip(got, want)):
+        name = proto.graph.output[index].name
+        if w.dtype.kind in "fc":
+            np.testing.assert_allclose(g, w, rtol=tolerance[0], atol=tolerance[1], equal_nan=True, err_msg=name)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=name)
+    onnx.checker.check_model(export_onnx(import_onnx(proto)))  # the IR of the new ops writes back as valid ONNX
+    return got
+
+
+def node(op: str, inputs: list[str], output: str, **attrs: Any) -> onnx.NodeProto:
+    return helper.make_node(op, inputs, [output], name=output, **attrs)
+
+
+def test_bert_attention_mask(device: int, tmp_path: Path) -> None:
+    """The mask arithmetic of an HF-transformers BERT export (torch's scaled_dot_product_attention): a bool mask
+    from the 0/1 attention mask, -inf where masked, softmax, and IsNaN -> Where to zero the rows that were
+    fully masked (their softmax is NaN); Not/And/Or/Where on bool tensors on the way."""
+    scores = RNG.standard_normal((2, 2, 4, 4)).astype(np.float32)
+    mask = np.array([[1, 1, 0, 0], [0, 0, 0, 0]], np.int64)  # the second sequence is fully masked
+    consts = {
+        "minus_inf": np.array(-np.inf, np.float32),
+        "zero": np.array(0.0, np.float32),
+        "causal": np.tril(np.ones((4, 4), bool)),
+        "axes": np.array([1, 2], np.int64),
+    }
+    nodes = [
+        node("Cast", ["mask"], "keep", to=TensorProto.BOOL),
+        node("Unsqueeze", ["keep", "axes"], "keep4"),
+        node("And", ["keep4", "causal"], "allowed"),
+        node("Not", ["allowed"], "blocked"),
+        node("Or", ["blocked", "blocked"], "blocked2"),
+        node("Where", ["blocked2", "minus_inf", "scores"], "masked"),
+        node("Softmax", ["masked"], "probs", axis=-1),
+        node("IsNaN", ["probs"], "nan"),
+        node("Where", ["nan", "zero", "probs"], "weights"),
+        node("IsInf", ["masked"], "inf"),
+    ]
+    inputs = {"scores": scores, "mask": mask}
+    got = check(tmp_path, model(nodes, inputs, ["weights", "inf", "nan"], constants=consts), inputs)
+    assert got[2][1].all() and not got[0][1].any()  # the fully masked batch: NaN softmax, zeroed by the Where
+
+
+def test_where_on_bool_values(device: int, tmp_path: Path) -> None:
+    """Where choosing between bool tensors (onnxruntime has no kernel for it: checked against numpy)."""
+    inputs = {"c": RNG.random((2, 3)) > 0.5, "a": RNG.random((2, 3)) > 0.5, "b": RNG.random((1, 3)) > 0.5}
+    proto = model([node("Where", ["c", "a", "b"], "y")], inputs, ["y"])
+    model_id, ret = aclmdlLoadFromFile(str(compile_model(proto, tmp_path, "where")))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    try:
+        got = execute_once(model_id, list(inputs.values()), [np.zeros((2, 3), bool)])[0]
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
+    np.testing.assert_array_equal(got, np.where(inputs["c"], inputs["a"], inputs["b"]))
+
+
+def test_isnan_isinf_math(device: int, tmp_path: Path) -> None:
+    x = np.array([[np.nan, np.inf, -np.inf, 0.5], [-0.25, 0.0, 0.75, -0.9]], np.float32)
+    half = x.astype(np.float16)
+    math_ops = ("Acos", "Asin", "Atan", "Atanh", "Asinh", "Cosh", "Sinh", "Tan")
+    nodes = [
+        node("IsNaN", ["x"], "nan"),
+        node("IsInf", ["x"], "inf"),
+        node("IsInf", ["x"], "pos", detect_negative=0),
+        node("IsInf", ["x"], "neg", detect_positive=0),
+        node("IsNaN", ["h"], "nan16"),
+        node("IsInf", ["h"], "inf16"),
+        node("Abs", ["x"], "ax"),
+        node("Add", ["ax", "one"], "ax1"),
+        node("Acosh", ["ax1"], "acosh"),
+        *[node(op, ["x"], op.lower()) for op in math_ops],
+    ]
+    outputs = ["nan", "inf", "pos", "neg", "nan16", "inf16", "acosh", *[op.lower() for op in math_ops]]
+    inputs = {"x": x, "h": half}
+    got = check(tmp_path, model(nodes, inputs, outputs, opset=20, constants={"one": np.array(1, np.float32)}), inputs)
+    np.testing.assert_array_equal(got[2], np.isposinf(x))
+
+
+def test_cumsum(device: int, tmp_path: Path) -> None:
+    x = RNG.standard_normal((3, 4, 5)).astype(np.float32)
+    ints = RNG.integers(-9, 9, (3, 4)).astype(np.int64)
+    nodes = [
+        node("CumSum", ["x", "one"], "plain"),
+        node("CumSum", ["x", "minus1"], "excl", exclusive=1),
+        node("CumSum", ["x", "zero"], "rev", reverse=1),
+        node("CumSum", ["x", "one"], "both", exclusive=1, reverse=1),
+        node("CumSum", ["ints", "axis"], "int_runtime_axis"),
+    ]
+    inputs = {"x": x, "ints": ints, "axis": np.array(-1, np.int32)}
+    consts = {"one": np.array(1, np.int64), "minus1": np.array(-1, np.int64), "zero": np.array(0, np.int32)}
+    check(
+        tmp_path, model(nodes, inputs, ["plain", "excl", "rev", "both", "int_runtime_axis"], constants=consts), inputs
+    )
+
+
+EINSUM = [
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ii->i", [(4, 4)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (1, 4, 2)]),
+    ("ij->", [(3, 4)]),
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("bii->bi", [(2, 3, 3)]),
+    ("ijk", [(2, 3, 4)]),
+    ("ji,kj", [(3, 2), (4, 3)]),
+]
+
+
+def test_einsum(device: int, tmp_path: Path) -> None:
+    nodes, inputs, outputs = [], {}, []
+    for index, (equation, shapes) in enumerate(EINSUM):
+        names = [f"e{index}_{k}" for k in range(len(shapes))]
+        inputs.update({n: RNG.standard_normal(s).astype(np.float32) for n, s in zip(names, shapes)})
+        nodes.append(node("Einsum", names, f"einsum{index}", equation=equation))
+        outputs.append(f"einsum{index}")
+    check(tmp_path, model(nodes, inputs, outputs, opset=17), inputs, SUMMED)
+
+
+def test_scatter_gather_nd(device: int, tmp_path: Path) -> None:
+    data = RNG.standard_normal((4, 3, 2)).astype(np.float32)
+    consts = {
+        "idx_nd": np.array([[1], [3], [1]], np.int64),
+        "upd_nd": RNG.standard_normal((3, 3, 2)).astype(np.float32),
+        "idx_pts": np.array([[0, 2], [-1, 0]], np.int64),
+        "idx_el": np.array([[1, 0], [2, 2]], np.int64),
+        "upd_el": np.array([[10, 20], [30, 40]], np.float32),
+        "idx_b": np.array([[[1], [0]], [[0], [2]]], np.int64),
+    }
+    nodes = [
+        node("ScatterND", ["data", "idx_nd", "upd_nd"], "nd_add", reduction="add"),
+        node("ScatterND", ["data", "idx_nd", "upd_nd"], "nd_mul", reduction="mul"),
+        node("ScatterND", ["data", "idx_pts", "upd_pts"], "nd_none"),
+        node("ScatterElements", ["mat", "idx_el", "upd_el"], "el_none", axis=1),
+        node("ScatterElements", ["mat", "idx_el", "upd_el"], "el_max", axis=0, reduction="max"),
+        node("ScatterElements", ["mat", "idx_el", "upd_el"], "el_add", axis=-1, reduction="add"),
+        node("GatherND", ["data", "idx_pts"], "gnd"),
+        node("GatherND", ["mat3", "idx_b"], "gnd_batch", batch_dims=1),
+    ]
+    inputs = {
+        "data": data,
+        "upd_pts": RNG.standard_normal((2, 2)).astype(np.float32),
+        "mat": RNG.standard_normal((3, 3)).astype(np.float32),
+        "mat3": RNG.standard_normal((2, 3, 4)).astype(np.float32),
+    }
+    outputs = ["nd_add", "nd_mul", "nd_none", "el_none", "el_max", "el_add", "gnd", "gnd_batch"]
+    check(tmp_path, model(nodes, inputs, outputs, constants=consts), inputs)
+
+
+def test_trilu_onehot_hardmax(device: int, tmp_path: Path) -> None:
+    x = RNG.standard_normal((2, 4, 5)).astype(np.float32)
+    consts = {
+        "k1": np.array(1, np.int64),
+        "km2": np.array(-2, np.int64),
+        "depth": np.array(5, np.int64),
+        "values": np.array([-1.0, 3.0], np.float32),
+        "values_i": np.array([0, 7], np.int64),
+    }
+    nodes = [
+        node("Trilu", ["x"], "upper"),
+        node("Trilu", ["x", "k1"], "upper_k", upper=1),
+        node("Trilu", ["x", "km2"], "lower_k", upper=0),
+        node("Trilu", ["b", "k"], "runtime_k", upper=0),
+        node("OneHot", ["idx", "depth", "values"], "hot"),
+        node("OneHot", ["idx", "depth", "values_i"], "hot_axis", axis=1),
+        node("Hardmax", ["x"], "hardmax", axis=1),
+    ]
+    inputs = {
+        "x": x,
+        "b": RNG.random((3, 3)) > 0.5,
+        "k": np.array(1, np.int64),
+        "idx": np.array([[0, 4, -1], [-5, 7, 2]], np.int64),
+    }  # 7: out of range, a row of 'off'
+    check(
+        tmp_path,
+        model(
+            nodes, inputs, ["upper", "upper_k", "lower_k", "runtime_k", "hot", "hot_axis", "hardmax"], constants=consts
+        ),
+        inputs,
+    )
+
+
+def test_functions_and_lowerings(device: int, tmp_path: Path) -> None:
+    """Ops compiled as their ONNX function body (Mish, Celu, ThresholdedRelu, Shrink, GroupNormalization) or as
+    compositions (Sum, Mean, DepthToSpace, SpaceToDepth, LpNormalization, ReduceLogSum, EyeLike, Size)."""
+    x = RNG.standard_normal((2, 4, 2, 3)).astype(np.float32)
+    consts = {
+        "scale": RNG.standard_normal(4).astype(np.float32),
+        "bias": RNG.standard_normal(4).astype(np.float32),
+        "axes": np.array([1, 3], np.int64),
+    }
+    nodes = [
+        node("Mish", ["x"], "mish"),
+        node("Celu", ["x"], "celu", alpha=0.7),
+        node("ThresholdedRelu", ["x"], "trelu", alpha=0.3),
+        node("Shrink", ["x"], "shrink", lambd=0.4, bias=0.1),
+        node("GroupNormalization", ["x", "scale", "bias"], "gn", num_groups=2, epsilon=1e-3),
+        node("Sum", ["x", "x", "mish"], "sum"),
+        node("Mean", ["x", "celu"], "mean"),
+        node("DepthToSpace", ["x"], "d2s", blocksize=2, mode="CRD"),
+        node("SpaceToDepth", ["y"], "s2d", blocksize=2),
+        node("LpNormalization", ["x"], "l1", axis=1, p=1),
+        node("Abs", ["x"], "ax"),
+        node("ReduceLogSum", ["ax", "axes"], "rls"),
+        node("EyeLike", ["m"], "eye", k=1),
+        node("Size", ["x"], "size"),
+    ]
+    inputs = {"x": x, "y": RNG.standard_normal((1, 2, 4, 6)).astype(np.float32), "m": np.zeros((3, 4), np.int32)}
+    outputs = ["mish", "celu", "trelu", "shrink", "gn", "sum", "mean", "d2s", "s2d", "l1", "rls", "eye", "size"]
+    check(tmp_path, model(nodes, inputs, outputs, opset=21, constants=consts), inputs, SUMMED)
+
+
+@pytest.mark.parametrize("spatial", [2, 3])
+def test_grid_sample(device: int, tmp_path: Path, spatial: int) -> None:
+    x = RNG.standard_normal((2, 3, *([5] * spatial))).astype(np.float32)
+    grid = RNG.uniform(-1.3, 1.3, (2, 4, *([3] * (spatial - 1)), spatial)).astype(np.float32)
+    modes = ["linear", "nearest", *(["cubic"] if spatial == 2 else [])]
+    nodes, outputs = [], []
+    for mode in modes:
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                name = f"{mode}_{padding}_{align}"
+                nodes.append(
+                    node("GridSample", ["x", "grid"], name, mode=mode, padding_mode=padding, align_corners=align)
+                )
+                outputs.append(name)
+    inputs = {"x": x, "grid": grid}
+    check(tmp_path, model(nodes, inputs, outputs, opset=20), inputs, SUMMED)
+
+
+def test_lrn_bitwise_quantize_reverse(device: int, tmp_path: Path) -> None:
+    x = RNG.standard_normal((2, 5, 3, 3)).astype(np.float32)
+    a = RNG.integers(0, 255, (3, 4)).astype(np.uint8)
+    consts = {
+        "shift": np.array([1, 3, 7, 9], np.uint8),
+        "scale": np.array([0.02, 0.05, 0.1, 0.01, 0.2], np.float32),
+        "zp": np.array([0, -3, 5, 10, -128], np.int8),
+        "lens": np.array([1, 3, 2], np.int64),
+    }
+    nodes = [
+        node("LRN", ["x"], "lrn", size=3, alpha=1e-2, beta=0.6, bias=2.0),
+        node("BitwiseAnd", ["a", "b"], "and"),
+        node("BitwiseOr", ["a", "b"], "or"),
+        node("BitwiseXor", ["a", "b"], "xor"),
+        node("BitwiseNot", ["a"], "not"),
+        node("BitShift", ["a", "shift"], "left", direction="LEFT"),
+        node("BitShift", ["a", "shift"], "right", direction="RIGHT"),
+        node("QuantizeLinear", ["x", "scale", "zp"], "q", axis=1),
+        node("DequantizeLinear", ["q", "scale", "zp"], "dq", axis=1),
+        node("ReverseSequence", ["seq", "lens"], "rev", time_axis=0, batch_axis=1),
+    ]
+    inputs = {
+        "x": x,
+        "a": a,
+        "b": RNG.integers(0, 255, (1, 4)).astype(np.uint8),
+        "seq": RNG.standard_normal((4, 3, 2)).astype(np.float32),
+    }
+    outputs = ["lrn", "and", "or", "xor", "not", "left", "right", "q", "dq", "rev"]
+    check(tmp_path, model(nodes, inputs, outputs, opset=18, constants=consts), inputs, SUMMED)
+
+
+def test_nonzero_constant_folded_and_computed_refused(device: int, tmp_path: Path) -> None:
+    flags = np.array([[1, 0, 2], [0, 3, 0]], np.float32)
+    nodes = [
+        node("NonZero", ["flags"], "where"),
+        node("Cast", ["where"], "where_f", to=TensorProto.FLOAT),
+        node("Add", ["x", "where_f"], "y"),
+    ]
+    inputs = {"x": RNG.standard_normal((2, 3)).astype(np.float32)}
+    check(tmp_path, model(nodes, inputs, ["y"], constants={"flags": flags}), inputs)
+    computed = model([node("NonZero", ["x"], "idx")], inputs, ["idx"])
+    with pytest.raises(CompileError, match=r"node 'idx' \(NonZero\).*dynamic shapes are not supported yet"):
+        compile_model(computed, tmp_path, "computed")
