@@ -55,10 +55,14 @@ def model(
 
 
 def check(
-    tmp_path: Path, proto: onnx.ModelProto, inputs: dict[str, np.ndarray], tolerance: tuple[float, float] = EXACT
+    tmp_path: Path,
+    proto: onnx.ModelProto,
+    inputs: dict[str, np.ndarray],
+    tolerance: tuple[float, float] = EXACT,
+    want: list[np.ndarray] | None = None,
 ) -> list[np.ndarray]:
-    """Compiles and runs `proto`; every output must match onnxruntime's. Returns ours."""
-    want = reference(proto, inputs)
+    """Compiles and runs `proto`; every output must match onnxruntime's (or `want`). Returns ours."""
+    want = reference(proto, inputs) if want is None else want
     om = compile_model(proto, tmp_path, "ops")
     model_id, ret = aclmdlLoadFromFile(str(om))
     assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
@@ -340,3 +344,86 @@ def test_nonzero_constant_folded_and_computed_refused(device: int, tmp_path: Pat
     computed = model([node("NonZero", ["x"], "idx")], inputs, ["idx"])
     with pytest.raises(CompileError, match=r"node 'idx' \(NonZero\).*dynamic shapes are not supported yet"):
         compile_model(computed, tmp_path, "computed")
+
+
+def recurrent_model(layout: int, inputs: dict[str, np.ndarray]) -> onnx.ModelProto:
+    """RNN (Relu), GRU (both reset orders) and LSTM (peepholes, clip), bidirectional, with sequence lengths."""
+    seed = np.random.default_rng(5)
+    gates_of = {"RNN": 1, "GRU": 3, "LSTM": 4}
+    size, hidden = inputs["x"].shape[2], 6
+    consts: dict[str, np.ndarray] = {}
+    nodes, outputs = [], []
+    cells = (
+        ("RNN", {"activations": ["Relu", "Tanh"]}),
+        ("GRU", {"linear_before_reset": 1}),
+        ("GRU", {"linear_before_reset": 0}),
+        ("LSTM", {"clip": 1.5}),
+    )
+    for op, extra in cells:
+        name, gates = f"{op.lower()}{len(nodes)}", gates_of[op]
+        consts[f"{name}_w"] = (seed.standard_normal((2, gates * hidden, size)) * 0.5).astype(np.float32)
+        consts[f"{name}_r"] = (seed.standard_normal((2, gates * hidden, hidden)) * 0.5).astype(np.float32)
+        consts[f"{name}_b"] = seed.standard_normal((2, 2 * gates * hidden)).astype(np.float32)
+        ins = [f"{name}_w", f"{name}_r", f"{name}_b", "lens"]
+        if op == "LSTM":
+            consts[f"{name}_p"] = seed.standard_normal((2, 3 * hidden)).astype(np.float32)
+            ins += ["", "", f"{name}_p"]
+        outs = [f"{name}_y", f"{name}_h"] + ([f"{name}_c"] if op == "LSTM" else [])
+        attrs = {"hidden_size": hidden, "direction": "bidirectional", **extra, **({"layout": 1} if layout else {})}
+        nodes.append(helper.make_node(op, ["x", *ins], outs, name=name, **attrs))
+        outputs += outs
+    return model(nodes, inputs, outputs, opset=14, constants=consts)
+
+
+@pytest.mark.parametrize("layout", [0, 1])
+def test_recurrent(device: int, tmp_path: Path, layout: int) -> None:
+    """Y is 0 past a sequence's length and Y_h / Y_c the state after its last step (onnxruntime). onnxruntime
+    refuses layout=1, so the batch-first model is checked against its layout-0 results, transposed."""
+    x = RNG.standard_normal((5, 3, 4)).astype(np.float32)  # (seq, batch, input)
+    lens = np.array([5, 2, 4], np.int32)
+    want = reference(recurrent_model(0, {"x": x, "lens": lens}), {"x": x, "lens": lens})
+    if layout:
+        x = x.transpose(1, 0, 2).copy()
+        want = [w.transpose(2, 0, 1, 3) if w.ndim == 4 else w.transpose(1, 0, 2) for w in want]
+    inputs = {"x": x, "lens": lens}
+    check(tmp_path, recurrent_model(layout, inputs), inputs, SUMMED, want)
+
+
+def test_integer_products(device: int, tmp_path: Path) -> None:
+    """MatMulInteger (batch broadcast, per-column zero points), ConvInteger and QLinearConv (groups, strides, pads,
+    per-channel weight scales, int32 bias) and QLinearMatMul: exact integers, as onnxruntime's."""
+    seed = np.random.default_rng(9)
+    x = seed.integers(0, 255, (2, 4, 7, 6)).astype(np.uint8)
+    a = seed.integers(0, 255, (2, 3, 5)).astype(np.uint8)
+    consts = {
+        "b": seed.integers(-128, 127, (5, 4)).astype(np.int8),
+        "a_zp": np.array(120, np.uint8),
+        "b_zp": np.array([1, -2, 3, 0], np.int8),
+        "w": seed.integers(0, 255, (6, 2, 3, 3)).astype(np.uint8),
+        "x_zp": np.array(128, np.uint8),
+        "w_zp": np.array(127, np.uint8),
+        "qw": seed.integers(-100, 100, (6, 2, 3, 3)).astype(np.int8),
+        "qw_zp": np.array(0, np.int8),
+        "x_scale": np.array(0.02, np.float32),
+        "qw_scale": (seed.random(6) * 0.01 + 0.001).astype(np.float32),
+        "y_scale": np.array(0.05, np.float32),
+        "y_zp": np.array(100, np.uint8),
+        "bias": seed.integers(-500, 500, 6).astype(np.int32),
+        "a_scale": np.array(0.03, np.float32),
+        "b_scale": np.array(0.01, np.float32),
+    }
+    window = {"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 0, 1, 2], "group": 2}
+    nodes = [
+        node("MatMulInteger", ["a", "b", "a_zp", "b_zp"], "mmi"),
+        node("ConvInteger", ["x", "w", "x_zp", "w_zp"], "convi", **window),
+        node(
+            "QLinearConv",
+            ["x", "x_scale", "x_zp", "qw", "qw_scale", "qw_zp", "y_scale", "y_zp", "bias"],
+            "qconv",
+            **window,
+        ),
+        node("QLinearMatMul", ["a", "a_scale", "a_zp", "b", "b_scale", "b_zp0", "y_scale", "y_zp"], "qmm"),
+    ]
+    consts["b_zp0"] = np.array(0, np.int8)
+    inputs = {"x": x, "a": a}
+    check(tmp_path, model(nodes, inputs, ["mmi", "convi", "qconv", "qmm"], opset=13, constants=consts), inputs)

@@ -34,7 +34,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "ArgMax": {"axis": 0, "keepdims": 1, "select_last_index": 0},
     "ArgMin": {"axis": 0, "keepdims": 1, "select_last_index": 0},
     "MaxPool": {"ceil_mode": 0, "storage_order": 0}, "AveragePool": {"ceil_mode": 0, "count_include_pad": 0},
-    "Conv": {"group": 1}, "ConvTranspose": {"group": 1},
+    "Conv": {"group": 1}, "ConvTranspose": {"group": 1}, "ConvInteger": {"group": 1}, "QLinearConv": {"group": 1},
     "Resize": {"mode": "nearest", "coordinate_transformation_mode": "half_pixel",
                "nearest_mode": "round_prefer_floor", "cubic_coeff_a": -0.75, "exclude_outside": 0,
                "extrapolation_value": 0.0},
@@ -45,11 +45,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "ReverseSequence": {"batch_axis": 1, "time_axis": 0}, "Unique": {"sorted": 1},
     "GridSample": {"align_corners": 0, "padding_mode": "zeros"},
     "LRN": {"alpha": 1e-4, "beta": 0.75, "bias": 1.0}, "DepthToSpace": {"mode": "DCR"}, "LpPool": {"p": 2},
+    **{op: {"direction": "forward"} for op in ("RNN", "GRU", "LSTM")},
 }
 _DROPPED = {"BatchNormalization": ("momentum", "training_mode", "spatial"), "Dropout": ("seed", "ratio"),
             "Cast": ("saturate",), "Resize": ("antialias", "keep_aspect_ratio_policy", "axes"),
             "QuantizeLinear": ("saturate", "output_dtype")}
 _GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}  # opset 16's names -> opset 20's (the IR's)
+_WEIGHT_INPUT = {"Conv": 1, "ConvTranspose": 1, "ConvInteger": 1, "QLinearConv": 3}
 
 
 class _Norm:
@@ -255,11 +257,13 @@ def _softmax(n: _Norm) -> list[Node] | None:
 
 
 def _window(n: _Norm) -> None:
-    """Conv/ConvTranspose/MaxPool/AveragePool: every window attribute explicit; auto_pad resolved."""
+    """Conv/ConvTranspose/ConvInteger/QLinearConv and the pools: every window attribute explicit; auto_pad
+    resolved."""
     node, attrs = n.node, n.node.attrs
     x = node.inputs[0].shape  # type: ignore[union-attr]
-    if "kernel_shape" not in attrs and node.op_type in ("Conv", "ConvTranspose"):
-        w = node.inputs[1].shape  # type: ignore[union-attr]
+    weight = _WEIGHT_INPUT.get(node.op_type)
+    if "kernel_shape" not in attrs and weight is not None:
+        w = node.inputs[weight].shape  # type: ignore[union-attr]
         if w is None or not all(isinstance(d, int) for d in w[2:]):
             raise n.fail("kernel_shape is needed: the weight shape is not static")
         attrs["kernel_shape"] = [int(d) for d in w[2:]]
@@ -348,5 +352,5 @@ _HANDLERS: dict[str, Callable[[_Norm], list[Node] | None]] = {
     "ConvTranspose": _window, "MaxPool": _window, "AveragePool": _window, "Cast": _cast,  # type: ignore[dict-item]
     "ConstantOfShape": _constant_of_shape, "Dropout": _dropout, "BatchNormalization": _batch_norm,  # type: ignore[dict-item]
     "Transpose": _transpose, "Clip": _clip, "GridSample": _grid_sample, "QuantizeLinear": _quantize,  # type: ignore[dict-item]
-    "LpPool": _window,  # type: ignore[dict-item]
+    "LpPool": _window, "ConvInteger": _window, "QLinearConv": _window,  # type: ignore[dict-item]
 }

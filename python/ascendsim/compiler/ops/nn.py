@@ -109,9 +109,17 @@ def _check_activation(ctx: InferContext) -> None:
 def _conv(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
     _check_float_operands(ctx)
-    x, w = ctx.shape(0), ctx.shape(1)
+    w = ctx.shape(1)
+    out = conv_shape(ctx, ctx.shape(0), w)
+    if out is not None:
+        _check_bias(ctx, w[0])  # type: ignore[index]
+    return [(ctx.dtype(0), out)]
+
+
+def conv_shape(ctx: InferContext, x: Shape | None, w: Shape | None) -> Shape | None:
+    """The output shape of a convolution of `x` by weights `w` under the node's window attributes."""
     if x is None or w is None:
-        return [(ctx.dtype(0), None)]
+        return None
     if len(x) < 3 or len(w) != len(x):
         ctx.fail(f"input {x} and weight {w} must have the same rank >= 3")
     group = ctx.int_attr("group", 1)
@@ -121,9 +129,8 @@ def _conv(ctx: InferContext) -> list[TensorType]:
     given = ctx.ints_attr("kernel_shape")
     if given is not None and all(isinstance(d, int) for d in w[2:]) and list(given) != list(w[2:]):
         ctx.fail(f"kernel_shape {list(given)} contradicts the weight's spatial dims {list(w[2:])}")
-    _check_bias(ctx, w[0])
     kernel = given or [int(d) for d in w[2:]]
-    return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
+    return (x[0], w[0], *window_output(ctx, x, kernel))
 
 
 @register("ConvTranspose")
@@ -186,9 +193,18 @@ def _gemm(ctx: InferContext) -> list[TensorType]:
 def _matmul(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
     _check_float_operands(ctx)
-    a, b = ctx.shape(0), ctx.shape(1)
+    out = matmul_shape(ctx, ctx.shape(0), ctx.shape(1))
+    if ctx.input(2) is not None and out is not None:  # fused bias
+        full = broadcast(ctx, [ctx.shape(2), out])
+        if full is not None and tuple(full) != tuple(out):
+            ctx.fail(f"fused bias {ctx.shape(2)} does not broadcast to the output {out}")
+    return [(ctx.dtype(0), out)]
+
+
+def matmul_shape(ctx: InferContext, a: Shape | None, b: Shape | None) -> Shape | None:
+    """numpy.matmul's output shape (1-D operands promoted and the added dim removed, batch dims broadcast)."""
     if a is None or b is None:
-        return [(ctx.dtype(0), None)]
+        return None
     if not a or not b:
         ctx.fail(f"inputs must not be scalars: {a}, {b}")
     a2 = (1, *a) if len(a) == 1 else a
@@ -197,12 +213,7 @@ def _matmul(ctx: InferContext) -> list[TensorType]:
     if isinstance(k, int) and isinstance(k2, int) and k != k2:
         ctx.fail(f"inner dimensions differ: {a} x {b}")
     batch = broadcast(ctx, [a2[:-2], b2[:-2]]) or ()
-    out = (*batch, *(a2[-2:-1] if len(a) > 1 else ()), *(b2[-1:] if len(b) > 1 else ()))
-    if ctx.input(2) is not None:  # fused bias
-        full = broadcast(ctx, [ctx.shape(2), out])
-        if full is not None and tuple(full) != tuple(out):
-            ctx.fail(f"fused bias {ctx.shape(2)} does not broadcast to the output {out}")
-    return [(ctx.dtype(0), tuple(out))]
+    return (*batch, *(a2[-2:-1] if len(a) > 1 else ()), *(b2[-1:] if len(b) > 1 else ()))
 
 
 @register("MaxPool", "AveragePool")

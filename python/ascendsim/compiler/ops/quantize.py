@@ -3,6 +3,8 @@ zero_point)) and DequantizeLinear (integers -> float: y = (x - zero_point) * sca
 per tensor (a scalar), per axis (1-D, one value per entry of `axis`) or per block (opset 21: the rank of x, each
 value covering `block_size` entries along `axis`). The float8 and 4-bit types are not supported (no such dtypes
 here). QuantizeLinear's output dtype is the zero point's, else opset 21's `output_dtype`, else uint8.
+The integer products: MatMulInteger / ConvInteger (int32 results of 8-bit operands minus their zero points) and
+QLinearMatMul / QLinearConv (the same products requantized to the output's scale and zero point).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from ..ir import DType, Shape
 from . import register
 from ._common import InferContext, TensorType, norm_axis
+from .nn import conv_shape, matmul_shape
 
 QUANTIZED = (DType.UINT8, DType.INT8, DType.UINT16, DType.INT16)
 _SCALES = (DType.FLOAT, DType.FLOAT16)
@@ -71,3 +74,35 @@ def _check_blocked(ctx: InferContext, x: Shape, scale: Shape, axis: int, block: 
                 f"a blocked scale of shape {scale} must be {[*x[:axis], want, *x[axis + 1 :]]} "
                 f"(block_size {block} on axis {axis} of {x})"
             )
+
+
+INT8 = (DType.INT8, DType.UINT8)
+
+
+def _check_int8(ctx: InferContext, *indices: int) -> None:
+    for index in indices:
+        value = ctx.input(index)
+        if value is not None and value.dtype is not None and value.dtype not in INT8:
+            ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; supported: INT8, UINT8")
+
+
+@register("MatMulInteger", "ConvInteger", since=10)
+def _integer_product(ctx: InferContext) -> list[TensorType]:
+    """int32 = (a - a_zero_point) x (b - b_zero_point), a MatMul or a Conv."""
+    _check_int8(ctx, 0, 1, 2, 3)
+    shape = (matmul_shape if ctx.node.op_type == "MatMulInteger" else conv_shape)(ctx, ctx.shape(0), ctx.shape(1))
+    return [(DType.INT32, shape)]
+
+
+@register("QLinearMatMul", "QLinearConv", since=10)
+def _qlinear_product(ctx: InferContext) -> list[TensorType]:
+    """The quantized product requantized: inputs (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+    y_zero_point[, int32 bias for QLinearConv]); the output has y_zero_point's dtype."""
+    _check_int8(ctx, 0, 2, 3, 5, 7)
+    for index in (1, 4, 6):
+        if ctx.dtype(index) not in (None, *_SCALES):
+            ctx.fail(f"input {index} (a scale) has dtype {ctx.dtype(index).name}; supported: FLOAT, FLOAT16")  # type: ignore[union-attr]
+    if ctx.input(8) is not None and ctx.dtype(8) not in (None, DType.INT32):
+        ctx.fail(f"the bias has dtype {ctx.dtype(8).name}; supported: INT32")  # type: ignore[union-attr]
+    shape = (matmul_shape if ctx.node.op_type == "QLinearMatMul" else conv_shape)(ctx, ctx.shape(0), ctx.shape(3))
+    return [(ctx.dtype(7), shape)]

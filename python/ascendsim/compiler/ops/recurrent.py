@@ -1,0 +1,65 @@
+"""Recurrent layers: RNN, GRU and LSTM (inputs X, W, R, optional B, sequence_lens, initial_h, initial_c, P as ONNX
+writes them; attributes direction, hidden_size, layout, activations, clip, GRU's linear_before_reset and LSTM's
+input_forget). Outputs, for layout 0: Y [seq, directions, batch, hidden], Y_h (and LSTM's Y_c) [directions,
+batch, hidden]; layout 1 puts the batch first: Y [batch, seq, directions, hidden], Y_h [batch, directions, hidden].
+"""
+
+from __future__ import annotations
+
+from ..ir import Dim, DType
+from . import register
+from ._common import InferContext, TensorType
+
+DIRECTIONS = ("forward", "reverse", "bidirectional")
+GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+ACTIVATIONS = (
+    "Relu",
+    "Tanh",
+    "Sigmoid",
+    "Affine",
+    "LeakyRelu",
+    "ThresholdedRelu",
+    "ScaledTanh",
+    "HardSigmoid",
+    "Elu",
+    "Softsign",
+    "Softplus",
+)
+
+
+@register("RNN", "GRU", "LSTM", since=14)
+def _recurrent(ctx: InferContext) -> list[TensorType]:
+    op = ctx.node.op_type
+    for index, value in enumerate(ctx.node.inputs):
+        allowed = (DType.INT32,) if index == 4 else (DType.FLOAT, DType.FLOAT16)
+        if value is not None and value.dtype is not None and value.dtype not in allowed:
+            ctx.fail(
+                f"input {index} ({value.name!r}) has dtype {value.dtype.name}; supported: "
+                + ", ".join(d.name for d in allowed)
+            )
+    direction = ctx.attr("direction", "forward")
+    if direction not in DIRECTIONS:
+        ctx.fail(f"direction={direction!r} is not supported; supported: {', '.join(DIRECTIONS)}")
+    unknown = [a for a in (ctx.attr("activations") or []) if a not in ACTIVATIONS]  # type: ignore[union-attr]
+    if unknown:
+        ctx.fail(f"activations {unknown} are not supported; supported: {', '.join(ACTIVATIONS)}")
+    if len(ctx.node.outputs) > (3 if op == "LSTM" else 2):
+        ctx.fail(f"has {len(ctx.node.outputs)} outputs; {op} has {3 if op == 'LSTM' else 2}")
+    directions = 2 if direction == "bidirectional" else 1
+    x, w = ctx.shape(0), ctx.shape(1)
+    hidden: Dim | None = ctx.attr("hidden_size")  # type: ignore[assignment]
+    if hidden is None and w is not None and isinstance(w[1], int):
+        hidden = w[1] // GATES[op]
+    if w is not None and isinstance(hidden, int) and isinstance(w[1], int) and w[1] != GATES[op] * hidden:
+        ctx.fail(f"W of shape {list(w)} must have {GATES[op]} x hidden_size {hidden} rows")
+    if w is not None and isinstance(w[0], int) and w[0] != directions:
+        ctx.fail(f"W of shape {list(w)} must have {directions} direction(s) for direction={direction!r}")
+    if x is None or hidden is None:
+        return [(ctx.dtype(0), None)] * len(ctx.node.outputs)
+    if len(x) != 3:
+        ctx.fail(f"X must be 3-D, got shape {list(x)}")
+    batch_first = ctx.int_attr("layout", 0) == 1
+    seq, batch = (x[1], x[0]) if batch_first else (x[0], x[1])
+    y = (batch, seq, directions, hidden) if batch_first else (seq, directions, batch, hidden)
+    state = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
+    return [(ctx.dtype(0), y)] + [(ctx.dtype(0), state)] * (len(ctx.node.outputs) - 1)
