@@ -427,3 +427,50 @@ def test_integer_products(device: int, tmp_path: Path) -> None:
     consts["b_zp0"] = np.array(0, np.int8)
     inputs = {"x": x, "a": a}
     check(tmp_path, model(nodes, inputs, ["mmi", "convi", "qconv", "qmm"], opset=13, constants=consts), inputs)
+
+
+def test_det_dft_roi_unpool(device: int, tmp_path: Path) -> None:
+    """Det, DFT (real and complex input, onesided, inverse, a dft_length that pads and one that cuts), RoiAlign
+    (both coordinate modes, avg and max, sampling_ratio 0 and 2), MaxRoiPool and MaxUnpool."""
+    seed = np.random.default_rng(4)
+    signal = seed.standard_normal((2, 8, 3, 1)).astype(np.float32)
+    spectrum = seed.standard_normal((2, 8, 3, 2)).astype(np.float32)
+    image = seed.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    consts = {
+        "rois": np.array([[0.5, 1.0, 6.0, 7.5], [2.0, 0.0, 10.0, 8.0], [-1.0, -1.0, 3.0, 2.0]], np.float32),
+        "batch": np.array([0, 1, 1], np.int64),
+        "len10": np.array(10, np.int64),
+        "len6": np.array(6, np.int64),
+        "rois5": np.array([[0, 1.2, 0.4, 7.6, 5.5], [1, 3.0, 2.0, 10.0, 8.0]], np.float32),
+        "idx": np.array([[[[0, 3], [9, 14]]]], np.int64),
+    }
+    nodes = [
+        node("Det", ["m"], "det"),
+        node("DFT", ["signal"], "fft", axis=1),
+        node("DFT", ["signal", "len10"], "rfft", axis=1, onesided=1),
+        node("DFT", ["spectrum", "len6"], "ifft", axis=1, inverse=1),
+        node("DFT", ["spectrum"], "cfft2", axis=2),
+        node("DFT", ["spectrum"], "irfft", axis=1, inverse=1, onesided=1),
+        node("RoiAlign", ["image", "rois", "batch"], "align_avg", output_height=3, output_width=2, spatial_scale=0.9),
+        node(
+            "RoiAlign",
+            ["image", "rois", "batch"],
+            "align_max",
+            mode="max",
+            output_height=2,
+            output_width=4,
+            sampling_ratio=2,
+            coordinate_transformation_mode="output_half_pixel",
+        ),
+        node("MaxRoiPool", ["image", "rois5"], "roipool", pooled_shape=[2, 3], spatial_scale=0.8),
+        node("MaxUnpool", ["small", "idx"], "unpool", kernel_shape=[2, 2], strides=[2, 2]),
+    ]
+    inputs = {
+        "m": seed.standard_normal((3, 4, 4)).astype(np.float32),
+        "signal": signal,
+        "spectrum": spectrum,
+        "image": image,
+        "small": seed.standard_normal((1, 1, 2, 2)).astype(np.float32),
+    }
+    outputs = ["det", "fft", "rfft", "ifft", "cfft2", "irfft", "align_avg", "align_max", "roipool", "unpool"]
+    check(tmp_path, model(nodes, inputs, outputs, opset=18, constants=consts), inputs, SUMMED)

@@ -247,6 +247,19 @@ def _softmax(em: _Emitter, node: Node) -> None:
     _generic(em, node, axis=rank - 1)
 
 
+def _dft(em: _Emitter, node: Node) -> None:
+    """The IR's `axis` and `dft_length` attributes: dft_length an input, and axis one too from opset 20."""
+    inputs, outputs = _names(node)
+    attrs = _plain_attrs(node, "axis", "dft_length")
+    length = node.attrs.get("dft_length")
+    inputs = [inputs[0], "" if length is None else em.const(f"{node.name}_dft_length", np.array(length, np.int64))]
+    if em.opset >= 20:
+        inputs.append(em.const(f"{node.name}_axis", np.array(node.attrs["axis"], np.int64)))
+    else:
+        attrs["axis"] = node.attrs["axis"]
+    em.add("DFT", inputs, outputs, node.name, **attrs)
+
+
 def _drop_default(attr: str, default: Any) -> Callable[[_Emitter, Node], None]:
     def emit(em: _Emitter, node: Node) -> None:
         inputs, outputs = _names(node)
@@ -331,4 +344,5 @@ _HANDLERS: dict[str, Callable[[_Emitter, Node], None]] = {
     "ArgMax": _drop_default("select_last_index", 0), "ArgMin": _drop_default("select_last_index", 0),
     "Reshape": _drop_default("allowzero", 0), "AveragePool": _drop_default("dilations", [1]),
     "ScatterND": _drop_default("reduction", "none"), "ScatterElements": _drop_default("reduction", "none"),
+    "DFT": _dft,
 }

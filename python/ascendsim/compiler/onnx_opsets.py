@@ -45,6 +45,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "ReverseSequence": {"batch_axis": 1, "time_axis": 0}, "Unique": {"sorted": 1},
     "GridSample": {"align_corners": 0, "padding_mode": "zeros"},
     "LRN": {"alpha": 1e-4, "beta": 0.75, "bias": 1.0}, "DepthToSpace": {"mode": "DCR"}, "LpPool": {"p": 2},
+    "DFT": {"inverse": 0, "onesided": 0}, "RoiAlign": {"mode": "avg", "output_height": 1, "output_width": 1,
+                                                      "sampling_ratio": 0, "spatial_scale": 1.0},
     **{op: {"direction": "forward"} for op in ("RNN", "GRU", "LSTM")},
 }
 _DROPPED = {"BatchNormalization": ("momentum", "training_mode", "spatial"), "Dropout": ("seed", "ratio"),
@@ -326,6 +328,26 @@ def _clip(n: _Norm) -> None:
             n.graph.set_input(n.node, 1 if name == "min" else 2, const)
 
 
+def _dft(n: _Norm) -> None:
+    """Opset 20's axis and dft_length inputs become attributes (constants: they size the output)."""
+    attrs, rank = n.node.attrs, n.rank()
+    if n.opset >= 20:
+        axis = n.ints(2, "axis") if len(n.node.inputs) > 2 and n.node.inputs[2] is not None else None
+        attrs["axis"] = axis[0] if axis else -2
+    length = n.ints(1, "dft_length") if len(n.node.inputs) > 1 and n.node.inputs[1] is not None else None
+    if length:
+        attrs["dft_length"] = length[0]
+    n.drop_inputs(1)
+    attrs.setdefault("axis", 1)
+    if rank is not None:
+        attrs["axis"] = n.axis(int(attrs["axis"]), rank)
+
+
+def _roi_align(n: _Norm) -> None:
+    """RoiAlign-10 (opsets 11-15) has no coordinate_transformation_mode: it is opset 16's 'output_half_pixel'."""
+    n.node.attrs.setdefault("coordinate_transformation_mode", "output_half_pixel" if n.opset < 16 else "half_pixel")
+
+
 def _grid_sample(n: _Norm) -> None:
     mode = n.node.attrs.get("mode", "bilinear" if n.opset < 20 else "linear")
     n.node.attrs["mode"] = _GRID_SAMPLE_MODES.get(mode, mode)
@@ -352,5 +374,6 @@ _HANDLERS: dict[str, Callable[[_Norm], list[Node] | None]] = {
     "ConvTranspose": _window, "MaxPool": _window, "AveragePool": _window, "Cast": _cast,  # type: ignore[dict-item]
     "ConstantOfShape": _constant_of_shape, "Dropout": _dropout, "BatchNormalization": _batch_norm,  # type: ignore[dict-item]
     "Transpose": _transpose, "Clip": _clip, "GridSample": _grid_sample, "QuantizeLinear": _quantize,  # type: ignore[dict-item]
-    "LpPool": _window, "ConvInteger": _window, "QLinearConv": _window,  # type: ignore[dict-item]
+    "LpPool": _window, "ConvInteger": _window, "QLinearConv": _window, "DFT": _dft,  # type: ignore[dict-item]
+    "RoiAlign": _roi_align,  # type: ignore[dict-item]
 }

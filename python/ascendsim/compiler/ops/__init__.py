@@ -94,11 +94,11 @@ def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
     return get_spec(node).infer(InferContext(node, known))
 
 
-from . import elementwise, indexing, nn, quantize, recurrent, reduce, tensor
+from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor
 
 SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
 FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
-           "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "supported_list",
-           "tensor"]
+           "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",
+           "supported_list", "tensor"]

@@ -1,6 +1,6 @@
 """Neural-network ops: Conv/ConvTranspose (with the fused epilogue attributes), Gemm, MatMul (batched,
 broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization,
-(Log)Softmax, LRN and GridSample.
+(Log)Softmax, LRN, GridSample, RoiAlign, MaxRoiPool and MaxUnpool.
 
 Window ops share one size rule per spatial axis:
     out = floor_or_ceil((in + pad_begin + pad_end - dilation*(kernel-1) - 1) / stride) + 1
@@ -83,11 +83,13 @@ FLOAT_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the kernels of this file's o
 # matmul.cpp, pool.cpp, softmax_norm.cpp)
 
 
-def _check_float_operands(ctx: InferContext) -> None:
+def _check_float_operands(ctx: InferContext, *indices: int) -> None:
     """Conv, ConvTranspose, MatMul, Gemm, the pools, the normalizations and Softmax run on FLOAT or FLOAT16
-    operands only: another dtype compiled before and then found no kernel at load (issue 13, item 7's kind;
-    found by tests/fuzz/onnx_atc.py)."""
+    operands only (`indices`: the inputs to check, default all): another dtype compiled before and then found no
+    kernel at load (issue 13, item 7's kind; found by tests/fuzz/onnx_atc.py)."""
     for index, value in enumerate(ctx.node.inputs):
+        if indices and index not in indices:
+            continue
         if value is not None and value.dtype is not None and value.dtype not in FLOAT_DTYPES:
             ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; "
                      f"{ctx.node.op_type} supports FLOAT and FLOAT16")
@@ -334,3 +336,62 @@ def _lrn(ctx: InferContext) -> list[TensorType]:
     if x is not None and len(x) < 3:
         ctx.fail(f"input rank {len(x)} must be >= 3 (N, C, spatial...)")
     return [ctx.type(0)]
+
+
+@register("RoiAlign", since=16)
+def _roi_align(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx, 0, 1)
+    if ctx.attr("mode", "avg") not in ("avg", "max"):
+        ctx.fail(f"mode={ctx.attr('mode')!r} is not supported; supported: 'avg', 'max'")
+    if ctx.attr("coordinate_transformation_mode", "half_pixel") not in ("half_pixel", "output_half_pixel"):
+        ctx.fail(f"coordinate_transformation_mode={ctx.attr('coordinate_transformation_mode')!r} is not supported; "
+                 "supported: 'half_pixel', 'output_half_pixel'")
+    if ctx.dtype(2) not in (None, DType.INT64):
+        ctx.fail(f"batch_indices must be int64, got {ctx.dtype(2).name}")  # type: ignore[union-attr]
+    x, rois = ctx.shape(0), ctx.shape(1)
+    if x is not None and len(x) != 4 or rois is not None and (len(rois) != 2 or rois[1] not in (4,)):
+        ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 4]")
+    if x is None or rois is None:
+        return [(ctx.dtype(0), None)]
+    return [(ctx.dtype(0), (rois[0], x[1], ctx.int_attr("output_height", 1), ctx.int_attr("output_width", 1)))]
+
+
+@register("MaxRoiPool")
+def _max_roi_pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    x, rois, pooled = ctx.shape(0), ctx.shape(1), ctx.ints_attr("pooled_shape")
+    if pooled is None or len(pooled) != 2 or min(pooled) < 1:
+        ctx.fail(f"pooled_shape={pooled} must be two positive ints")
+    if x is not None and len(x) != 4 or rois is not None and (len(rois) != 2 or rois[1] not in (5,)):
+        ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 5] (batch index, x1, y1, x2, y2)")
+    if x is None or rois is None:
+        return [(ctx.dtype(0), None)]
+    return [(ctx.dtype(0), (rois[0], x[1], *pooled))]  # type: ignore[misc]
+
+
+@register("MaxUnpool", since=11)
+def _max_unpool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx, 0)
+    if ctx.dtype(1) not in (None, DType.INT64):
+        ctx.fail(f"I must be int64, got {ctx.dtype(1).name}")  # type: ignore[union-attr]
+    x, kernel = ctx.shape(0), ctx.ints_attr("kernel_shape")
+    if kernel is None:
+        ctx.fail("attribute kernel_shape is required")
+    if x is None:
+        return [(ctx.dtype(0), None)]
+    spatial = len(x) - 2
+    if spatial < 1 or len(kernel) != spatial or ctx.shape(1) not in (None, x):
+        ctx.fail(f"X {x}, I {ctx.shape(1)} and kernel_shape {kernel} do not fit")
+    if ctx.input(2) is not None:
+        given = ctx.static_ints(2)
+        if given is None:
+            return [(ctx.dtype(0), tuple(ctx.fresh(0, i) for i in range(len(x))))]
+        return [(ctx.dtype(0), tuple(given))]
+    strides = ctx.ints_attr("strides") or [1] * spatial
+    pads = ctx.ints_attr("pads") or [0] * (2 * spatial)
+    out: list[Dim] = [x[0], x[1]]
+    for axis in range(spatial):
+        size = x[2 + axis]
+        out.append((size - 1) * strides[axis] + kernel[axis] - pads[axis] - pads[axis + spatial]
+                   if isinstance(size, int) else ctx.fresh(0, 2 + axis))
+    return [(ctx.dtype(0), tuple(out))]
