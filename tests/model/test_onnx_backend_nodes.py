@@ -78,8 +78,9 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "float compute": (r"supports FLOAT and FLOAT16|dtype (DOUBLE|BOOL|UINT8) is not supported",
                       "FLOAT and FLOAT16 only"),
     "types of newer opsets": (r"does not take: it takes|takes unsigned integer tensors", "Types of newer opsets"),
-    "resize modes": (r"\(Resize\): (mode='cubic'|antialias|coordinate_transformation_mode='tf_crop_and_resize'|"
-                     r"keep_aspect_ratio_policy)", "Resize"),
+    "resize modes": (
+        r"\(Resize\): (mode='cubic'|antialias|coordinate_transformation_mode='tf_crop_and_resize'|keep_aspect_ratio)",
+        "Resize"),
     "3-D windows": (r"only 1-D and 2-D", "3-D pooling"),
     "pool options": (r"dilations are not supported for AveragePool|storage_order|only the first output",
                      "MaxPool's indices"),
@@ -166,7 +167,7 @@ def _main_op(name: str, model: onnx.ModelProto) -> str:
 def _short(message: str) -> str:
     message = re.sub(r"supported ops: .*", "supported ops: ...", message)
     message = re.sub(r"\s+", " ", message).strip()
-    return message[:220]
+    return message[:500]
 
 
 def _compare(got: np.ndarray, want: np.ndarray) -> str | None:
@@ -300,11 +301,11 @@ def refusal(detail: str) -> tuple[str, str] | None:
 
 
 def unsupported_ops_in_docs() -> set[str]:
-    """The ops the 'Ops not supported' entry of docs/onnx-ops.md names."""
+    """The ops the 'Not supported' section of docs/onnx-ops.md names (in backquotes)."""
     text = DOCS.read_text()
-    entry = text[text.index(REFUSALS["op"][1]):]
-    entry = entry[:entry.find("\n- ") if "\n- " in entry else len(entry)]
-    return set(re.findall(r"`(\w+)`", entry))
+    section = text[text.index("## Not supported"):]
+    section = section[:section.index("\n## ", 1)]
+    return set(re.findall(r"`(\w+)`", section))
 
 
 def test_onnx_backend_node_cases(device: int) -> None:

@@ -261,6 +261,7 @@ def test_functions_and_lowerings(device: int, tmp_path: Path) -> None:
         "scale": RNG.standard_normal(4).astype(np.float32),
         "bias": RNG.standard_normal(4).astype(np.float32),
         "axes": np.array([1, 3], np.int64),
+        "ten": np.array(10, np.int64),
     }
     nodes = [
         node("Mish", ["x"], "mish"),
@@ -276,10 +277,11 @@ def test_functions_and_lowerings(device: int, tmp_path: Path) -> None:
         node("Abs", ["x"], "ax"),
         node("ReduceLogSum", ["ax", "axes"], "rls"),
         node("EyeLike", ["m"], "eye", k=1),
+        node("HannWindow", ["ten"], "hann", periodic=0),
         node("Size", ["x"], "size"),
     ]
     inputs = {"x": x, "y": RNG.standard_normal((1, 2, 4, 6)).astype(np.float32), "m": np.zeros((3, 4), np.int32)}
-    outputs = ["mish", "celu", "trelu", "shrink", "gn", "sum", "mean", "d2s", "s2d", "l1", "rls", "eye", "size"]
+    outputs = ["mish", "celu", "trelu", "shrink", "gn", "sum", "mean", "d2s", "s2d", "l1", "rls", "eye", "hann", "size"]
     check(tmp_path, model(nodes, inputs, outputs, opset=21, constants=consts), inputs, SUMMED)
 
 

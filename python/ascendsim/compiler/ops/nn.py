@@ -349,7 +349,7 @@ def _roi_align(ctx: InferContext) -> list[TensorType]:
     if ctx.dtype(2) not in (None, DType.INT64):
         ctx.fail(f"batch_indices must be int64, got {ctx.dtype(2).name}")  # type: ignore[union-attr]
     x, rois = ctx.shape(0), ctx.shape(1)
-    if x is not None and len(x) != 4 or rois is not None and (len(rois) != 2 or rois[1] not in (4,)):
+    if (x is not None and len(x) != 4) or (rois is not None and (len(rois) != 2 or rois[1] not in (4,))):
         ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 4]")
     if x is None or rois is None:
         return [(ctx.dtype(0), None)]
@@ -362,7 +362,7 @@ def _max_roi_pool(ctx: InferContext) -> list[TensorType]:
     x, rois, pooled = ctx.shape(0), ctx.shape(1), ctx.ints_attr("pooled_shape")
     if pooled is None or len(pooled) != 2 or min(pooled) < 1:
         ctx.fail(f"pooled_shape={pooled} must be two positive ints")
-    if x is not None and len(x) != 4 or rois is not None and (len(rois) != 2 or rois[1] not in (5,)):
+    if (x is not None and len(x) != 4) or (rois is not None and (len(rois) != 2 or rois[1] not in (5,))):
         ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 5] (batch index, x1, y1, x2, y2)")
     if x is None or rois is None:
         return [(ctx.dtype(0), None)]

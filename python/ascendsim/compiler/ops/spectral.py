@@ -20,7 +20,7 @@ def _dft(ctx: InferContext) -> list[TensorType]:
     if x is None:
         return [(ctx.dtype(0), None)]
     axis = ctx.int_attr("axis", 1)
-    if len(x) < 2 or not 0 <= axis < len(x) - 1 or x[-1] not in (1, 2) and isinstance(x[-1], int):
+    if len(x) < 2 or not 0 <= axis < len(x) - 1 or (x[-1] not in (1, 2) and isinstance(x[-1], int)):
         ctx.fail(f"input {list(x)} and axis {axis}: the signal needs a last dim of 1 or 2 and an axis before it")
     inverse, onesided = bool(ctx.int_attr("inverse", 0)), bool(ctx.int_attr("onesided", 0))
     size = x[axis]
