@@ -45,6 +45,8 @@ class Builder:
         return self.graph.constant(f"{self.node.name}_{what}", np.asarray(array))
 
     def ints(self, values: Sequence[int]) -> Value:
+        if any(not -(2**62) <= v <= 2**62 for v in values):  # (a hostile attribute's sizes)
+            raise self.n.fail(f"the sizes {list(values)} it computes are out of range")
         return self.const(np.asarray(list(values), np.int64), "shape")
 
     def reshape(self, x: Value, shape: Sequence[int]) -> Value:

@@ -76,6 +76,9 @@ def _scatter_elements(ctx: InferContext) -> list[TensorType]:
 
 
 def _check_reduction(ctx: InferContext) -> None:
+    """The scatters' reduction, and updates of data's dtype."""
+    if None not in (ctx.dtype(0), ctx.dtype(2)) and ctx.dtype(0) != ctx.dtype(2):
+        ctx.fail(f"updates have dtype {ctx.dtype(2).name}, data {ctx.dtype(0).name}: they must match")  # type: ignore[union-attr]
     if ctx.attr("reduction", "none") not in SCATTER_REDUCTIONS:
         ctx.fail(f"reduction={ctx.attr('reduction')!r} is not supported; supported: {', '.join(SCATTER_REDUCTIONS)}")
 
@@ -112,12 +115,20 @@ def _trilu(ctx: InferContext) -> list[TensorType]:
         ctx.fail(f"input rank {len(x)} must be >= 2")
     if ctx.input(1) is not None and ctx.dtype(1) not in (None, DType.INT64):
         ctx.fail(f"k must be int64, got {ctx.dtype(1).name}")  # type: ignore[union-attr]
+    k = ctx.shape(1) if ctx.input(1) is not None else None
+    if k is not None and all(isinstance(d, int) for d in k) and int(np.prod(k)) != 1:  # type: ignore[arg-type]
+        ctx.fail(f"k must be a scalar, got shape {list(k)}")
     return [ctx.type(0)]
 
 
 @register("CumSum", since=11)
 def _cumsum(ctx: InferContext) -> list[TensorType]:
     _check_indices(ctx, 1, "axis")
+    if ctx.dtype(0) == DType.BOOL:
+        ctx.fail("x is bool; CumSum takes numeric tensors")
+    given = ctx.shape(1)
+    if given is not None and all(isinstance(d, int) for d in given) and int(np.prod(given)) != 1:  # type: ignore[arg-type]
+        ctx.fail(f"axis must be a scalar, got shape {list(given)}")
     axis, x = ctx.static_ints(1), ctx.shape(0)
     if axis is not None and x is not None:
         if len(axis) != 1:

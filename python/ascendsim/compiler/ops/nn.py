@@ -322,6 +322,8 @@ def _grid_sample(ctx: InferContext) -> list[TensorType]:
     spatial = len(x) - 2
     if spatial not in (2, 3) or len(grid) != len(x) or (isinstance(grid[-1], int) and grid[-1] != spatial):
         ctx.fail(f"input {x} and grid {grid}: a 4-D or 5-D input needs a grid of its rank with last dim {spatial}")
+    if any(d == 0 for d in x[2:]):
+        ctx.fail(f"input {x} has an empty spatial dim: nothing to sample")
     if spatial == 3 and ctx.attr("mode") in ("cubic", "bicubic"):
         ctx.fail("mode='cubic' is not defined for 5-D (volumetric) inputs")
     return [(ctx.dtype(0), (x[0], x[1], *grid[1:-1]))]
@@ -351,9 +353,20 @@ def _roi_align(ctx: InferContext) -> list[TensorType]:
     x, rois = ctx.shape(0), ctx.shape(1)
     if (x is not None and len(x) != 4) or (rois is not None and (len(rois) != 2 or rois[1] not in (4,))):
         ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 4]")
+    if min(ctx.int_attr("output_height", 1), ctx.int_attr("output_width", 1)) < 1:
+        ctx.fail(f"output_height and output_width must be positive, got {ctx.attr('output_height')}, "
+                 f"{ctx.attr('output_width')}")
+    batch = ctx.shape(2)
+    if rois is not None and batch is not None and (len(batch) != 1 or _differ(batch[0], rois[0])):
+        ctx.fail(f"batch_indices of shape {list(batch)} must be [{rois[0]}] (one per roi)")
     if x is None or rois is None:
         return [(ctx.dtype(0), None)]
     return [(ctx.dtype(0), (rois[0], x[1], ctx.int_attr("output_height", 1), ctx.int_attr("output_width", 1)))]
+
+
+def _differ(a: Dim, b: Dim) -> bool:
+    """Two dims that are known to differ (both static and unequal)."""
+    return isinstance(a, int) and isinstance(b, int) and a != b
 
 
 @register("MaxRoiPool")

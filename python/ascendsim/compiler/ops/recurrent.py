@@ -47,7 +47,11 @@ def _recurrent(ctx: InferContext) -> list[TensorType]:
         ctx.fail(f"has {len(ctx.node.outputs)} outputs; {op} has {3 if op == 'LSTM' else 2}")
     directions = 2 if direction == "bidirectional" else 1
     x, w = ctx.shape(0), ctx.shape(1)
+    if w is not None and len(w) != 3:
+        ctx.fail(f"W must be 3-D [directions, gates x hidden_size, input_size], got shape {list(w)}")
     hidden: Dim | None = ctx.attr("hidden_size")  # type: ignore[assignment]
+    if hidden is not None and (not isinstance(hidden, int) or hidden < 1):
+        ctx.fail(f"hidden_size={hidden!r} must be a positive int")
     if hidden is None and w is not None and isinstance(w[1], int):
         hidden = w[1] // GATES[op]
     if w is not None and isinstance(hidden, int) and isinstance(w[1], int) and w[1] != GATES[op] * hidden:
@@ -60,6 +64,16 @@ def _recurrent(ctx: InferContext) -> list[TensorType]:
         ctx.fail(f"X must be 3-D, got shape {list(x)}")
     batch_first = ctx.int_attr("layout", 0) == 1
     seq, batch = (x[1], x[0]) if batch_first else (x[0], x[1])
+    gates = GATES[op] * hidden  # type: ignore[operator]
+    state_in = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
+    wants = {1: (directions, gates, x[2]), 2: (directions, gates, hidden), 3: (directions, 2 * gates), 4: (batch,),
+             5: state_in, 6: state_in, 7: (directions, 3 * hidden)}  # type: ignore[operator]
+    names = ("X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P")
+    for index, want in wants.items():
+        given = ctx.shape(index) if ctx.input(index) is not None else None
+        if given is not None and (len(given) != len(want) or any(
+                isinstance(g, int) and isinstance(w, int) and g != w for g, w in zip(given, want))):
+            ctx.fail(f"{names[index]} has shape {list(given)}; {op} with X {list(x)} needs {list(want)}")
     y = (batch, seq, directions, hidden) if batch_first else (seq, directions, batch, hidden)
     state = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
     return [(ctx.dtype(0), y)] + [(ctx.dtype(0), state)] * (len(ctx.node.outputs) - 1)

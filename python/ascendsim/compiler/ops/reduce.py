@@ -45,6 +45,8 @@ def _topk(ctx: InferContext) -> list[TensorType]:
         return [(ctx.dtype(0), None), (DType.INT64, None)]
     axis = norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
     k = ctx.static_ints(1)
+    if k is not None and len(k) != 1:  # (an empty K was a traceback, found by the atc fuzzer)
+        ctx.fail(f"K must hold one value, got {k}")
     size: Dim = ctx.fresh(0, axis) if k is None else k[0]
     if isinstance(size, int) and isinstance(x[axis], int) and not 0 <= size <= x[axis]:
         ctx.fail(f"K={size} is out of range for axis {axis} of size {x[axis]}")
