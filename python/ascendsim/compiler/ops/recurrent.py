@@ -6,12 +6,13 @@ batch, hidden]; layout 1 puts the batch first: Y [batch, seq, directions, hidden
 
 from __future__ import annotations
 
-from ..ir import Dim, DType
+from ..ir import Dim, DType, Shape
 from . import register
 from ._common import InferContext, TensorType
 
 DIRECTIONS = ("forward", "reverse", "bidirectional")
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+NAMES = ("X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P")
 ACTIVATIONS = (
     "Relu",
     "Tanh",
@@ -29,6 +30,22 @@ ACTIVATIONS = (
 
 @register("RNN", "GRU", "LSTM", since=14)
 def _recurrent(ctx: InferContext) -> list[TensorType]:
+    directions = _check_attributes(ctx)
+    x, hidden = ctx.shape(0), _hidden_size(ctx, directions)
+    if x is None or hidden is None:
+        return [(ctx.dtype(0), None)] * len(ctx.node.outputs)
+    if len(x) != 3:
+        ctx.fail(f"X must be 3-D, got shape {list(x)}")
+    batch_first = ctx.int_attr("layout", 0) == 1
+    seq, batch = (x[1], x[0]) if batch_first else (x[0], x[1])
+    state = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
+    _check_operands(ctx, x, batch=batch, hidden=hidden, directions=directions, state=state)
+    y = (batch, seq, directions, hidden) if batch_first else (seq, directions, batch, hidden)
+    return [(ctx.dtype(0), y)] + [(ctx.dtype(0), state)] * (len(ctx.node.outputs) - 1)
+
+
+def _check_attributes(ctx: InferContext) -> int:
+    """Dtypes, direction, activations and the output count; returns the number of directions."""
     op = ctx.node.op_type
     for index, value in enumerate(ctx.node.inputs):
         allowed = (DType.INT32,) if index == 4 else (DType.FLOAT, DType.FLOAT16)
@@ -45,35 +62,46 @@ def _recurrent(ctx: InferContext) -> list[TensorType]:
         ctx.fail(f"activations {unknown} are not supported; supported: {', '.join(ACTIVATIONS)}")
     if len(ctx.node.outputs) > (3 if op == "LSTM" else 2):
         ctx.fail(f"has {len(ctx.node.outputs)} outputs; {op} has {3 if op == 'LSTM' else 2}")
-    directions = 2 if direction == "bidirectional" else 1
-    x, w = ctx.shape(0), ctx.shape(1)
+    return 2 if direction == "bidirectional" else 1
+
+
+def _hidden_size(ctx: InferContext, directions: int) -> Dim | None:
+    """hidden_size, or W's rows / the gate count; checked against W."""
+    op, w = ctx.node.op_type, ctx.shape(1)
     if w is not None and len(w) != 3:
         ctx.fail(f"W must be 3-D [directions, gates x hidden_size, input_size], got shape {list(w)}")
     hidden: Dim | None = ctx.attr("hidden_size")  # type: ignore[assignment]
     if hidden is not None and (not isinstance(hidden, int) or hidden < 1):
         ctx.fail(f"hidden_size={hidden!r} must be a positive int")
-    if hidden is None and w is not None and isinstance(w[1], int):
+    if w is None:
+        return hidden
+    if hidden is None and isinstance(w[1], int):
         hidden = w[1] // GATES[op]
-    if w is not None and isinstance(hidden, int) and isinstance(w[1], int) and w[1] != GATES[op] * hidden:
+    if isinstance(hidden, int) and isinstance(w[1], int) and w[1] != GATES[op] * hidden:
         ctx.fail(f"W of shape {list(w)} must have {GATES[op]} x hidden_size {hidden} rows")
-    if w is not None and isinstance(w[0], int) and w[0] != directions:
-        ctx.fail(f"W of shape {list(w)} must have {directions} direction(s) for direction={direction!r}")
-    if x is None or hidden is None:
-        return [(ctx.dtype(0), None)] * len(ctx.node.outputs)
-    if len(x) != 3:
-        ctx.fail(f"X must be 3-D, got shape {list(x)}")
-    batch_first = ctx.int_attr("layout", 0) == 1
-    seq, batch = (x[1], x[0]) if batch_first else (x[0], x[1])
-    gates = GATES[op] * hidden  # type: ignore[operator]
-    state_in = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
-    wants = {1: (directions, gates, x[2]), 2: (directions, gates, hidden), 3: (directions, 2 * gates), 4: (batch,),
-             5: state_in, 6: state_in, 7: (directions, 3 * hidden)}  # type: ignore[operator]
-    names = ("X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P")
+    if isinstance(w[0], int) and w[0] != directions:
+        ctx.fail(f"W of shape {list(w)} must have {directions} direction(s) for direction={ctx.attr('direction')!r}")
+    return hidden
+
+
+def _check_operands(ctx: InferContext, x: Shape, *, batch: Dim, hidden: Dim, directions: int, state: Shape) -> None:
+    """W, R, B, sequence_lens, initial_h, initial_c and P have the shapes X and hidden_size give them."""
+    gates = GATES[ctx.node.op_type] * hidden if isinstance(hidden, int) else hidden
+    three = 3 * hidden if isinstance(hidden, int) else hidden
+    double = 2 * gates if isinstance(gates, int) else gates
+    wants = {
+        1: (directions, gates, x[2]),
+        2: (directions, gates, hidden),
+        3: (directions, double),
+        4: (batch,),
+        5: state,
+        6: state,
+        7: (directions, three),
+    }
     for index, want in wants.items():
         given = ctx.shape(index) if ctx.input(index) is not None else None
-        if given is not None and (len(given) != len(want) or any(
-                isinstance(g, int) and isinstance(w, int) and g != w for g, w in zip(given, want))):
-            ctx.fail(f"{names[index]} has shape {list(given)}; {op} with X {list(x)} needs {list(want)}")
-    y = (batch, seq, directions, hidden) if batch_first else (seq, directions, batch, hidden)
-    state = (batch, directions, hidden) if batch_first else (directions, batch, hidden)
-    return [(ctx.dtype(0), y)] + [(ctx.dtype(0), state)] * (len(ctx.node.outputs) - 1)
+        if given is not None and (
+            len(given) != len(want)
+            or any(isinstance(g, int) and isinstance(v, int) and g != v for g, v in zip(given, want))
+        ):
+            ctx.fail(f"{NAMES[index]} has shape {list(given)}; {ctx.node.op_type} with X {list(x)} needs {list(want)}")
