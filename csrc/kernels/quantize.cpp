@@ -14,6 +14,14 @@ namespace {
 
 constexpr int64_t kBlock = 256;
 
+// fn(start, n) for the blocks of kBlock elements (the last one shorter) covering [0, count), over the pool.
+template <class Fn>
+void for_blocks(int64_t count, Fn fn) {
+  parallel_for((count + kBlock - 1) / kBlock, 16, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) fn(b * kBlock, std::min(kBlock, count - b * kBlock));
+  });
+}
+
 // Which scale element each element of x uses: index = ((i / inner) / dim) * count + ((i / inner) % dim) / block
 // * inner_p + i % inner_p, with inner_p = inner for blocked parameters and 0 otherwise.
 struct ParamIndex {
@@ -69,22 +77,19 @@ std::unique_ptr<Kernel> make_quantize(const NodeSpec& spec, std::string* error) 
   const float low = out.dtype == ACL_INT8 ? -128.0f : out.dtype == ACL_INT16 ? -32768.0f : 0.0f;
   const float high = out.dtype == ACL_INT8 ? 127.0f : out.dtype == ACL_UINT8 ? 255.0f : out.dtype == ACL_INT16 ? 32767.0f : 65535.0f;
   return make_lambda_kernel([=](const void* const* in, void* const* outputs) {
-    parallel_for((count + kBlock - 1) / kBlock, 16, [&](int64_t b0, int64_t b1) {
+    for_blocks(count, [&](int64_t start, int64_t n) {
       float v[kBlock];
       int64_t q[kBlock];
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t start = b * kBlock, n = std::min(kBlock, count - start);
-        load_float(x.dtype, in[0], start, 1, n, v);
-        for (int64_t i = 0; i < n; ++i) {
-          float scale;
-          int64_t zero;
-          load_float(sd, in[1], p(start + i), 1, 1, &scale);
-          load_int(out.dtype, in[2], p(start + i), 1, 1, &zero);
-          const float y = std::nearbyint(v[i] / scale) + static_cast<float>(zero);
-          q[i] = std::isnan(y) ? 0 : static_cast<int64_t>(std::clamp(y, low, high));
-        }
-        store_int(out.dtype, q, n, outputs[0], start);
+      load_float(x.dtype, in[0], start, 1, n, v);
+      for (int64_t i = 0; i < n; ++i) {
+        float scale;
+        int64_t zero;
+        load_float(sd, in[1], p(start + i), 1, 1, &scale);
+        load_int(out.dtype, in[2], p(start + i), 1, 1, &zero);
+        const float y = std::nearbyint(v[i] / scale) + static_cast<float>(zero);
+        q[i] = std::isnan(y) ? 0 : static_cast<int64_t>(std::clamp(y, low, high));
       }
+      store_int(out.dtype, q, n, outputs[0], start);
     });
   });
 }
@@ -101,21 +106,18 @@ std::unique_ptr<Kernel> make_dequantize(const NodeSpec& spec, std::string* error
   if (!plan_params(spec, &p, error)) return nullptr;
   const int64_t count = x.numel();
   return make_lambda_kernel([=](const void* const* in, void* const* outputs) {
-    parallel_for((count + kBlock - 1) / kBlock, 16, [&](int64_t b0, int64_t b1) {
+    for_blocks(count, [&](int64_t start, int64_t n) {
       int64_t v[kBlock];
       float y[kBlock];
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t start = b * kBlock, n = std::min(kBlock, count - start);
-        load_int(x.dtype, in[0], start, 1, n, v);
-        for (int64_t i = 0; i < n; ++i) {
-          float scale;
-          int64_t zero = 0;
-          load_float(sd, in[1], p(start + i), 1, 1, &scale);
-          if (has_zero) load_int(x.dtype, in[2], p(start + i), 1, 1, &zero);
-          y[i] = static_cast<float>(v[i] - zero) * scale;
-        }
-        store_float(out.dtype, y, n, outputs[0], start);
+      load_int(x.dtype, in[0], start, 1, n, v);
+      for (int64_t i = 0; i < n; ++i) {
+        float scale;
+        int64_t zero = 0;
+        load_float(sd, in[1], p(start + i), 1, 1, &scale);
+        if (has_zero) load_int(x.dtype, in[2], p(start + i), 1, 1, &zero);
+        y[i] = static_cast<float>(v[i] - zero) * scale;
       }
+      store_float(out.dtype, y, n, outputs[0], start);
     });
   });
 }
