@@ -346,6 +346,13 @@ def test_nonzero_constant_folded_and_computed_refused(device: int, tmp_path: Pat
     computed = model([node("NonZero", ["x"], "idx")], inputs, ["idx"])
     with pytest.raises(CompileError, match=r"node 'idx' \(NonZero\).*dynamic shapes are not supported yet"):
         compile_model(computed, tmp_path, "computed")
+    with pytest.raises(CompileError, match=r"node 'where' \(NonZero\).*must be folded at compile time"):
+        compile_model(
+            model(nodes, inputs, ["y"], constants={"flags": flags}),
+            tmp_path,
+            "unfolded",
+            disabled_passes=["constant_folding"],
+        )
 
 
 def recurrent_model(layout: int, inputs: dict[str, np.ndarray]) -> onnx.ModelProto:

@@ -262,6 +262,12 @@ def _fix_outputs(graph: Graph) -> None:
 
 
 def _check_static(graph: Graph) -> None:
+    for node in graph.nodes:  # NonZero, Unique: no kernel, folded at compile time or nothing
+        spec = lookup(node.op_type, node.domain)
+        if spec is not None and spec.value_shaped:
+            raise CompileError(f"node {node.name!r} ({node.op_type}): its output shape depends on the values of its "
+                               "input, so it must be folded at compile time: its input must be a constant and the "
+                               "constant_folding pass on (dynamic shapes are not supported yet)")
     values: list[Value] = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
     for value in values:
         if not value.is_static or value.dtype is None:
@@ -276,16 +282,14 @@ def _check_static(graph: Graph) -> None:
 
 def _dynamic_shape(value: Value) -> str | None:
     """Why a node's output has no static shape when its inputs have one: the size depends on the values of an
-    input computed at run time (NonZero's input, Reshape's shape, TopK's K, ...), which the static-shape
-    runtime cannot run; None for other causes."""
+    input computed at run time (Reshape's shape, TopK's K, ...), which the static-shape runtime cannot run; None
+    for other causes."""
     node = value.producer
     if node is None or not all(v is None or v.is_static for v in node.inputs):
         return None
-    spec = lookup(node.op_type, node.domain)
-    what = "its input" if spec is not None and spec.value_shaped else "an input"
-    return (f"node {node.name!r} ({node.op_type}): the shape of output {value.name!r} depends on the values of {what}, "
-            "computed at run time: dynamic shapes are not supported yet (the input must be a constant, or computed "
-            "from constants and static shapes only)")
+    return (f"node {node.name!r} ({node.op_type}): the shape of output {value.name!r} depends on the values of an "
+            "input, computed at run time: dynamic shapes are not supported yet (the input must be a constant, or "
+            "computed from constants and static shapes only)")
 
 
 def _check_arena(memory: MemoryPlan) -> MemoryPlan:
