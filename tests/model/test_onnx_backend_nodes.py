@@ -79,7 +79,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
                       "FLOAT and FLOAT16 only"),
     "types of newer opsets": (r"does not take: it takes|takes unsigned integer tensors", "Types of newer opsets"),
     "resize modes": (
-        r"\(Resize\): (mode='cubic'|antialias|coordinate_transformation_mode='tf_crop_and_resize'|keep_aspect_ratio)",
+        r"\(Resize\): (antialias|coordinate_transformation_mode='tf_crop_and_resize'|keep_aspect_ratio)",
         "Resize"),
     "3-D windows": (r"only 1-D and 2-D", "3-D pooling"),
     "pool options": (r"dilations are not supported for AveragePool|storage_order|only the first output",

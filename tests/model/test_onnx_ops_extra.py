@@ -483,3 +483,31 @@ def test_det_dft_roi_unpool(device: int, tmp_path: Path) -> None:
     }
     outputs = ["det", "fft", "rfft", "ifft", "cfft2", "irfft", "align_avg", "align_max", "roipool", "unpool"]
     check(tmp_path, model(nodes, inputs, outputs, opset=18, constants=consts), inputs, SUMMED)
+
+
+def test_resize_cubic(device: int, tmp_path: Path) -> None:
+    """Resize's cubic mode (coefficient a, exclude_outside, up and down, the coordinate modes) and the
+    half_pixel_symmetric coordinates, against onnxruntime."""
+    x = RNG.standard_normal((1, 2, 5, 7)).astype(np.float32)
+    consts = {"up": np.array([1, 1, 1.6, 2.0], np.float32), "down": np.array([1, 1, 0.6, 0.5], np.float32)}
+    nodes, outputs = [], []
+    for scales in ("up", "down"):
+        for ctm in ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "half_pixel_symmetric"):
+            for extra in ({}, {"cubic_coeff_a": -0.5, "exclude_outside": 1}):
+                name = f"{scales}_{ctm}_{len(extra)}"
+                nodes.append(
+                    node("Resize", ["x", "", scales], name, mode="cubic", coordinate_transformation_mode=ctm, **extra)
+                )
+                outputs.append(name)
+        nodes.append(
+            node(
+                "Resize",
+                ["x", "", scales],
+                f"{scales}_linear_symmetric",
+                mode="linear",
+                coordinate_transformation_mode="half_pixel_symmetric",
+            )
+        )
+        outputs.append(f"{scales}_linear_symmetric")
+    inputs = {"x": x}
+    check(tmp_path, model(nodes, inputs, outputs, opset=19, constants=consts), inputs, SUMMED)

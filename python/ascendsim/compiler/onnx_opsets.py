@@ -195,7 +195,7 @@ def _pad(n: _Norm) -> None:
 
 def _resize(n: _Norm) -> None:
     node, attrs = n.node, n.node.attrs
-    n.check_choice("mode", ("nearest", "linear"))
+    n.check_choice("mode", ("nearest", "linear", "cubic"))
     n.check_choice("coordinate_transformation_mode", ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
                                                       "align_corners", "asymmetric", "tf_half_pixel_for_nn"))
     n.check_choice("nearest_mode", ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))

@@ -18,7 +18,7 @@ exporter turns it back into the form of the opset it writes):
 |                                     | `value` (float); only x stays an input                               |
 | Resize                              | inputs (x, None, scales, sizes): roi dropped (only                   |
 |                                     | tf_crop_and_resize uses it, unsupported), opset 18 `axes` expanded    |
-|                                     | to every axis; attributes explicit; modes nearest and linear         |
+|                                     | to every axis; attributes explicit; modes nearest, linear and cubic  |
 | Softmax, LogSoftmax                 | opset 13 meaning (one axis), `axis` explicit; opset 11/12 coercion   |
 |                                     | to 2-D on a non-last axis becomes Flatten -> Softmax -> Reshape      |
 | Conv, ConvTranspose, MaxPool,       | `kernel_shape`, `strides`, `pads`, `dilations` (and `group`) all     |
