@@ -511,3 +511,57 @@ def test_resize_cubic(device: int, tmp_path: Path) -> None:
         outputs.append(f"{scales}_linear_symmetric")
     inputs = {"x": x}
     check(tmp_path, model(nodes, inputs, outputs, opset=19, constants=consts), inputs, SUMMED)
+
+
+def test_affine_grid(device: int, tmp_path: Path) -> None:
+    """AffineGrid (a constant size; its ONNX function body needs If) 2-D and 3-D, into GridSample."""
+    consts = {"size2": np.array([2, 3, 4, 5], np.int64), "size3": np.array([2, 1, 2, 3, 4], np.int64)}
+    nodes = [
+        node("AffineGrid", ["theta2", "size2"], "grid2"),
+        node("AffineGrid", ["theta2", "size2"], "grid2a", align_corners=1),
+        node("AffineGrid", ["theta3", "size3"], "grid3", align_corners=1),
+        node("GridSample", ["x", "grid2"], "sampled"),
+    ]
+    inputs = {
+        "theta2": RNG.standard_normal((2, 2, 3)).astype(np.float32),
+        "theta3": RNG.standard_normal((2, 3, 4)).astype(np.float32),
+        "x": RNG.standard_normal((2, 3, 6, 6)).astype(np.float32),
+    }
+    check(
+        tmp_path,
+        model(nodes, inputs, ["grid2", "grid2a", "grid3", "sampled"], opset=20, constants=consts),
+        inputs,
+        SUMMED,
+    )
+
+
+@pytest.mark.filterwarnings("ignore:.*is declared with shape")  # onnx's inference: 16 bins for a onesided STFT
+def test_stft_mel(device: int, tmp_path: Path) -> None:
+    """STFT (a Hann window, onesided and not, real and complex signals; constant frame_step and frame_length) into
+    a mel spectrogram whose MelWeightMatrix (constant inputs) is folded at compile time."""
+    consts = {
+        "step": np.array(4, np.int64),
+        "length": np.array(16, np.int64),
+        "bins": np.array(8, np.int64),
+        "dft": np.array(16, np.int64),
+        "rate": np.array(8000, np.int64),
+        "low": np.array(20.0, np.float32),
+        "high": np.array(3800.0, np.float32),
+        "ten": np.array(10, np.int64),
+    }
+    nodes = [
+        node("HannWindow", ["length"], "window"),
+        node("STFT", ["signal", "step", "window", "length"], "spectrum"),
+        node("STFT", ["complex", "step", "", "ten"], "full", onesided=0),
+        node("ReduceSumSquare", ["spectrum", "last"], "power", keepdims=0),
+        node("MelWeightMatrix", ["bins", "dft", "rate", "low", "high"], "mel"),
+        node("MatMul", ["power", "mel"], "mel_spectrum"),
+    ]
+    consts["last"] = np.array([-1], np.int64)
+    inputs = {
+        "signal": RNG.standard_normal((2, 64, 1)).astype(np.float32),
+        "complex": RNG.standard_normal((1, 30, 2)).astype(np.float32),
+    }
+    check(
+        tmp_path, model(nodes, inputs, ["spectrum", "full", "mel_spectrum"], opset=18, constants=consts), inputs, SUMMED
+    )

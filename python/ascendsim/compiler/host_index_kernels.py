@@ -1,8 +1,8 @@
 """Host (numpy) kernels of the index and quantization ops, registered into host_kernels.HOST_KERNELS (same
 contract: `kernel(inputs, attrs) -> outputs`, HostKernelError for what they do not handle): GatherND, ScatterND,
 ScatterElements (reductions none/add/mul/max/min via numpy's unbuffered ufunc.at, so repeated indices
-accumulate), OneHot, Trilu, CumSum, ReverseSequence, Unique (sorted or in order of first occurrence) and
-Quantize/DequantizeLinear (per tensor, per axis or per block).
+accumulate), OneHot, Trilu, CumSum, ReverseSequence, Unique (sorted or in order of first occurrence),
+Quantize/DequantizeLinear (per tensor, per axis or per block) and MelWeightMatrix (ONNX's triangular mel filters).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .host_kernels import HostKernelError, kernel
+from .onnx_types import dtype_from_onnx
 
 Array = np.ndarray
 _AT = {"add": np.add.at, "mul": np.multiply.at, "max": np.maximum.at, "min": np.minimum.at}
@@ -146,3 +147,30 @@ def _dequantize(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[A
     zero = np.asarray(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else np.zeros((), x.dtype)
     centred = x.astype(np.int64) - _per_axis(zero, x, attrs).astype(np.int64)
     return [(centred.astype(np.float32) * _per_axis(scale, x, attrs).astype(np.float32)).astype(scale.dtype)]
+
+
+@kernel("MelWeightMatrix")
+def _mel_weight_matrix(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
+    bins, length, rate = (int(np.asarray(a).reshape(-1)[0]) for a in inputs[:3])
+    low, high = (float(np.asarray(a).reshape(-1)[0]) for a in inputs[3:5])
+    if rate <= 0:
+        raise HostKernelError("MelWeightMatrix with a sample rate <= 0")
+
+    def mel(hertz: float) -> float:
+        return 2595 * np.log1p(hertz / 700) / np.log(10)
+
+    # bins + 2 edges evenly spaced in mel (the step divides by bins + 2, as ONNX's reference does), as DFT bins
+    edges = np.arange(bins + 2) * ((mel(high) - mel(low)) / (bins + 2)) + mel(low)
+    points = (((length + 1) * (700 * np.expm1(edges / 2595 * np.log(10)))) // rate).astype(int)
+    out = np.zeros((length // 2 + 1, bins))
+    for i in range(bins):
+        left, centre, right = points[i], points[i + 1], points[i + 2]
+        if centre == left:
+            out[centre, i] = 1
+        else:
+            out[left : centre + 1, i] = (np.arange(left, centre + 1) - left) / (centre - left)
+        if right > centre:
+            out[centre:right, i] = (right - np.arange(centre, right)) / (right - centre)
+    given = attrs.get("output_datatype")
+    dtype = np.float32 if given is None else dtype_from_onnx(int(given), "MelWeightMatrix output_datatype").numpy
+    return [out.astype(dtype)]

@@ -5,8 +5,9 @@ composition, so its name and output values stay those of the model. The composit
 definitions: Sum/Mean are chains of Add (then a Div), ReduceLogSum is Log(ReduceSum), DepthToSpace/SpaceToDepth
 Reshape -> Transpose -> Reshape, Hardmax OneHot(ArgMax), LpNormalization x / ReduceL1|L2 (0 where the norm is 0), GlobalLpPool and LpPool
 the p-th root of a sum of |x|^p (LpPool through AveragePool with the padding counted), Compress with a constant
-condition a Gather of the picked positions, EyeLike a constant, and Einsum (onnx_einsum.py) transposes, reshapes,
-MatMul and ReduceSum. A lowering that needs static shapes (the rank, the sizes it reshapes to) and does not
+condition a Gather of the picked positions, EyeLike a constant, AffineGrid a MatMul of theta with the constant
+pixel-centre grid, STFT a Gather of the frames (times the window) and a DFT, and Einsum (onnx_einsum.py)
+transposes, reshapes, MatMul and ReduceSum. A lowering that needs static shapes (the rank, the sizes it reshapes to) and does not
 have them fails naming the node: dynamic shapes are not supported yet.
 """
 
@@ -263,6 +264,47 @@ def _eye_like(n: _Norm) -> list[Node]:
     return b.finish("Identity", [b.const(eye, "eye")])
 
 
+def _affine_grid(n: _Norm) -> list[Node]:
+    """grid[n, ..., :] = theta[n] @ (x, y[, z], 1) over the normalized pixel centres of `size` (a constant)."""
+    size = n.ints(1, "size")
+    if size is None or len(size) not in (4, 5) or min(size) < 1:
+        raise n.fail(f"size {size} must be [N, C, H, W] or [N, C, D, H, W] of positive sizes")
+    theta = n.node.inputs[0]
+    spatial = list(reversed(size[2:]))  # x (the last dim) first
+    align = bool(n.node.attrs.get("align_corners", 0))
+    axes = [np.linspace(-1, 1, d) if align else (np.arange(d) * 2 + 1) / d - 1 for d in spatial]
+    mesh = np.meshgrid(*axes[::-1], indexing="ij")[::-1]  # each of shape (D,) H, W; x, y(, z) order
+    dtype = (theta.dtype or DType.FLOAT).numpy  # type: ignore[union-attr]
+    base = np.stack([*(m.reshape(-1) for m in mesh), np.ones(mesh[0].size)], axis=-1).astype(dtype)
+    b = Builder(n)
+    points = b.add("MatMul", [b.const(base[None], "base"), b.transpose(theta, [0, 2, 1])])  # type: ignore[arg-type]
+    return b.finish("Reshape", [points, b.ints([size[0], *size[2:], len(spatial)])], {"allowzero": 0})
+
+
+def _stft(n: _Norm) -> list[Node]:
+    """The frames as one Gather of constant positions (times the window), then a onesided or full DFT of each."""
+    signal = static_shape(n)
+    if len(signal) != 3 or signal[2] not in (1, 2):
+        raise n.fail(f"the signal must be [batch, length, 1 or 2], got shape {list(signal)}")
+    step = n.ints(1, "frame_step")
+    window = n.node.input(2)
+    given = n.ints(3, "frame_length") if n.node.input(3) is not None else None
+    length = given[0] if given else (static_shape(n, 2)[0] if window is not None else signal[1])
+    shape = None if window is None else window.shape
+    if shape is not None and (len(shape) != 1 or (isinstance(shape[0], int) and shape[0] != length)):
+        raise n.fail(f"the window of shape {list(shape)} must hold frame_length {length} values")
+    if not step or step[0] < 1 or not 1 <= length <= signal[1]:
+        raise n.fail(f"frame_step {step} and frame_length {length} do not fit a signal of {signal[1]} samples")
+    frames = (signal[1] - length) // step[0] + 1
+    b = Builder(n)
+    picks = np.arange(frames, dtype=np.int64)[:, None] * step[0] + np.arange(length, dtype=np.int64)[None, :]
+    framed = b.add("Gather", [n.node.inputs[0], b.const(picks, "frames")], {"axis": 1})
+    if window is not None:
+        framed = b.add("Mul", [framed, b.reshape(window, [1, 1, length, 1])])
+    onesided = int(n.node.attrs.get("onesided", 1))
+    return b.finish("DFT", [framed], {"axis": 2, "inverse": 0, "onesided": onesided})
+
+
 def _einsum(n: _Norm) -> list[Node]:
     shapes = [static_shape(n, i) for i, v in enumerate(n.node.inputs) if v is not None]
     return lower_einsum(n, Builder(n), shapes)
@@ -281,5 +323,7 @@ LOWERINGS: dict[str, Callable[[_Norm], list[Node]]] = {
     "Compress": _compress,
     "EyeLike": _eye_like,
     "Einsum": _einsum,
+    "AffineGrid": _affine_grid,
+    "STFT": _stft,
 }
 LOWERED_OPS = frozenset(LOWERINGS)

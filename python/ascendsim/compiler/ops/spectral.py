@@ -3,11 +3,14 @@ signal. IR form (onnx_opsets._dft): the attributes `axis` (non-negative), `inver
 (absent: the axis' length; opset 20's axis and dft_length inputs must be constants). Output: complex [..., 2] of
 `dft_length` bins along the axis (onesided: the first dft_length // 2 + 1); inverse with onesided is the inverse of
 a onesided spectrum, a real [..., 1] signal of dft_length (default 2 * (bins - 1)) samples.
+MelWeightMatrix: the [dft_length // 2 + 1, num_mel_bins] triangular filter bank, whose shape comes from the values of
+its (scalar) inputs: compiled only when they are constants (folded; `output_datatype` keeps ONNX's numbering).
 """
 
 from __future__ import annotations
 
 from ..ir import Dim, DType
+from ..onnx_types import dtype_from_onnx
 from . import register
 from ._common import InferContext, TensorType
 
@@ -38,3 +41,15 @@ def _dft(ctx: InferContext) -> list[TensorType]:
     shape = list(x)
     shape[axis], shape[-1] = out, 1 if inverse and onesided else 2
     return [(ctx.dtype(0), tuple(shape))]
+
+
+@register("MelWeightMatrix", since=17, value_shaped=True)
+def _mel_weight_matrix(ctx: InferContext) -> list[TensorType]:
+    given = ctx.attr("output_datatype")
+    dtype = DType.FLOAT if given is None else dtype_from_onnx(int(given), f"node {ctx.node.name!r} output_datatype")  # type: ignore[call-overload]
+    bins, length = ctx.static_ints(0), ctx.static_ints(1)
+    if bins is None or length is None:
+        return [(dtype, (ctx.fresh(0, 0), ctx.fresh(0, 1)))]
+    if len(bins) != 1 or len(length) != 1 or bins[0] < 1 or length[0] < 1:
+        ctx.fail(f"num_mel_bins {bins} and dft_length {length} must be positive scalars")
+    return [(dtype, (length[0] // 2 + 1, bins[0]))]
