@@ -265,9 +265,11 @@ def _check_static(graph: Graph) -> None:
     for node in graph.nodes:  # NonZero, Unique: no kernel, folded at compile time or nothing
         spec = lookup(node.op_type, node.domain)
         if spec is not None and spec.value_shaped:
+            constant = all(v is None or v.is_constant for v in node.inputs)
+            why = "the constant_folding pass is disabled" if constant else "its input is computed at run time"
             raise CompileError(f"node {node.name!r} ({node.op_type}): its output shape depends on the values of its "
-                               "input, so it must be folded at compile time: its input must be a constant and the "
-                               "constant_folding pass on (dynamic shapes are not supported yet)")
+                               f"input, so it is compiled only when folded at compile time, and {why}: dynamic "
+                               "shapes are not supported yet")
     values: list[Value] = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
     for value in values:
         if not value.is_static or value.dtype is None:
