@@ -29,6 +29,14 @@ exporter turns it back into the form of the opset it writes):
 | Dropout                             | inputs (x) only: inference, ratio/training_mode dropped              |
 | BatchNormalization                  | inference form, one output                                           |
 | Constant                            | never a node: becomes a constant Value with numpy data               |
+| QuantizeLinear                      | 3 inputs always: a zero point of the output dtype is made if absent  |
+|                                     | (opset 21's output_dtype, else uint8); saturate dropped              |
+| DFT                                 | attributes `axis` (non-negative) and `dft_length` (opset 20 inputs)  |
+| GridSample                          | opset 20's mode names (linear, cubic; opset 16's bilinear/bicubic)   |
+| RoiAlign                            | coordinate_transformation_mode always set (10: output_half_pixel)    |
+| MelWeightMatrix                     | output_datatype keeps ONNX's TensorProto number                      |
+| Sum, Mean, Einsum, STFT, ... (onnx_ | never a node: lowered to IR ops (onnx_lowering.py); ops ONNX defines |
+| lowering.LOWERED_OPS), functions    | as functions become their body's nodes (onnx_functions.py)           |
 | Gemm/Transpose/ArgMax/Reshape/...   | every defaulted attribute written out                                |
 | fused (passes)                      | Conv/Gemm/MatMul + `activation`, `activation_alpha/beta`; MatMul     |
 |                                     | `fused_bias=1` with a 3rd input; Conv `fused_sum=1` with a 4th input |
