@@ -18,7 +18,7 @@ exporter turns it back into the form of the opset it writes):
 |                                     | `value` (float); only x stays an input                               |
 | Resize                              | inputs (x, None, scales, sizes): roi dropped (only                   |
 |                                     | tf_crop_and_resize uses it, unsupported), opset 18 `axes` expanded    |
-|                                     | to every axis; attributes explicit; modes nearest and linear         |
+|                                     | to every axis; attributes explicit; modes nearest, linear and cubic  |
 | Softmax, LogSoftmax                 | opset 13 meaning (one axis), `axis` explicit; opset 11/12 coercion   |
 |                                     | to 2-D on a non-last axis becomes Flatten -> Softmax -> Reshape      |
 | Conv, ConvTranspose, MaxPool,       | `kernel_shape`, `strides`, `pads`, `dilations` (and `group`) all     |
@@ -29,6 +29,14 @@ exporter turns it back into the form of the opset it writes):
 | Dropout                             | inputs (x) only: inference, ratio/training_mode dropped              |
 | BatchNormalization                  | inference form, one output                                           |
 | Constant                            | never a node: becomes a constant Value with numpy data               |
+| QuantizeLinear                      | 3 inputs always: a zero point of the output dtype is made if absent  |
+|                                     | (opset 21's output_dtype, else uint8); saturate dropped              |
+| DFT                                 | attributes `axis` (non-negative) and `dft_length` (opset 20 inputs)  |
+| GridSample                          | opset 20's mode names (linear, cubic; opset 16's bilinear/bicubic)   |
+| RoiAlign                            | coordinate_transformation_mode always set (10: output_half_pixel)    |
+| MelWeightMatrix                     | output_datatype keeps ONNX's TensorProto number                      |
+| Sum, Mean, Einsum, STFT, ... (onnx_ | never a node: lowered to IR ops (onnx_lowering.py); ops ONNX defines |
+| lowering.LOWERED_OPS), functions    | as functions become their body's nodes (onnx_functions.py)           |
 | Gemm/Transpose/ArgMax/Reshape/...   | every defaulted attribute written out                                |
 | fused (passes)                      | Conv/Gemm/MatMul + `activation`, `activation_alpha/beta`; MatMul     |
 |                                     | `fused_bias=1` with a 3rd input; Conv `fused_sum=1` with a 4th input |
@@ -48,23 +56,27 @@ from ._common import InferContext, InferFn, Known, TensorType
 @dataclass(frozen=True)
 class OpSpec:
     """A supported op: `infer` gives (dtype, shape) per output; `since` is the ONNX opset that has it in
-    the IR form; `elementwise` marks ops the elementwise fusion may chain."""
+    the IR form; `elementwise` marks ops the elementwise fusion may chain; `value_shaped` marks ops whose
+    output shape depends on the values of their input (NonZero, Unique), compiled only when the input is a
+    constant (folded at compile time): the static-shape runtime cannot run them."""
 
     op_type: str
     infer: InferFn
     since: int = 1
     domain: str = ""
     elementwise: bool = False
+    value_shaped: bool = False
 
 
 _REGISTRY: dict[tuple[str, str], OpSpec] = {}
 
 
-def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False):
+def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False,
+             value_shaped: bool = False):
     """Decorator registering one inference function for several op types."""
     def wrap(fn: InferFn) -> InferFn:
         for op_type in op_types:
-            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise)
+            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise, value_shaped)
         return fn
     return wrap
 
@@ -90,10 +102,11 @@ def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
     return get_spec(node).infer(InferContext(node, known))
 
 
-from . import elementwise, nn, reduce, tensor
+from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor
 
 SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
 FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
-           "infer_node", "lookup", "nn", "reduce", "register", "supported_list", "tensor"]
+           "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",
+           "supported_list", "tensor"]
