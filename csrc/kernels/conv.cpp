@@ -6,9 +6,9 @@
 // product runs on the path the active kernel variant runs fastest at its shape (product_path.h): our own
 // register tiles over the weights packed once at build (OpenBLAS would pack the weights, or for a wide
 // plane the image, again on every call), or OpenBLAS; the weights then take twice their memory. Weights
-// given at run time go to OpenBLAS. 3x3 stride-1 convs with constant float32 weights
-// run as Winograd F(2x2, 3x3) (winograd.h), and depthwise convs (group == C == M) take their own direct path
-// (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
+// given at run time go to OpenBLAS. 3x3 stride-1 convs with constant float32 weights run as Winograd
+// F(2x2, 3x3) (winograd.h), or, where timing both at build finds it faster (small planes), on the general path;
+// depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
 #include "kernels/conv_geometry.h"
@@ -30,6 +30,7 @@ constexpr int64_t kMinSplitBlock = 64;              // narrowest block when bloc
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) split by weight panels
 constexpr int64_t kMinIm2colFloats = 16384;         // im2col per pool chunk when rows are shared out
 constexpr int64_t kMinSumFloats = 32768;            // fused-sum pass per pool chunk
+constexpr int64_t kTimedConv = int64_t{1} << 21;    // multiply-adds of the direct product: Winograd timed against it
 
 class ConvKernel final : public Kernel {
  public:
@@ -54,10 +55,8 @@ class ConvKernel final : public Kernel {
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
     const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
     const bool constant_fp32 = weights != nullptr && w_.dtype == ACL_FLOAT && !round_;
-    if (constant_fp32 && WinogradConv::suits(g)) {
+    if (constant_fp32 && WinogradConv::suits(g))
       winograd_ = std::make_unique<WinogradConv>(g, static_cast<const float*>(weights));
-      return;
-    }
     clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
     // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran
@@ -74,11 +73,13 @@ class ConvKernel final : public Kernel {
       block_ = (spatial_ + blocks - 1) / blocks;
       by_block_ = true;
     }
-    if (!depthwise_ && constant_fp32) {
+    const bool time_winograd = winograd_ && timing_candidates() && g.n * g.m * spatial_ * kk_ >= kTimedConv;
+    if (!depthwise_ && constant_fp32 && (!winograd_ || time_winograd)) {
       constant_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi)
         constant_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_, block_);
     }
+    if (time_winograd) keep_faster_of_winograd_and_direct(static_cast<const float*>(weights));
   }
 
   std::string path() const override {
@@ -193,6 +194,26 @@ class ConvKernel final : public Kernel {
         }
         p += ow1 - ow0;
       }
+    }
+  }
+
+  // Winograd multiplies 2.25x less than the direct product, but on small planes its 4x4 tiles pad the output
+  // (a 7x7 plane computes 8x8) and its 16 products are narrow (16 tiles for 7x7): there the im2col product on
+  // the same register tiles measured 5-20% faster (Zen 5). So a large enough conv times both once per process
+  // and shape (product_path.h) and keeps the faster; the other's data is dropped.
+  void keep_faster_of_winograd_and_direct(const float* weights) {
+    const ConvGeometry& g = g_;
+    ScratchProduct scratch(g.n * g.c * g.h * g.w, g.n * g.m * spatial_);
+    const std::string what = "conv " + std::to_string(g.c) + " -> " + std::to_string(g.m) + " " + std::to_string(g.kh) + "x" +
+                             std::to_string(g.kw) + " on " + std::to_string(g.n) + "x" + std::to_string(g.h) + "x" +
+                             std::to_string(g.w);
+    const bool winograd = first_is_faster(
+        what, "Winograd", [&] { winograd_->run(scratch.in(), nullptr, act_, scratch.out()); }, "im2col",
+        [&] { general(scratch.in(), weights, nullptr, nullptr, scratch.out()); });
+    if (winograd) {
+      constant_.clear();
+    } else {
+      winograd_.reset();
     }
   }
 

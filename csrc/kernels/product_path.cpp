@@ -10,7 +10,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "core/log.h"
 #include "kernels/page_memory.h"
@@ -43,11 +42,35 @@ double seconds(const std::function<void()>& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The timed choices of this process, by (side, m, k, n).
+// The timed choices of this process, by what was timed ("product A*B 256 x 256 x 196"): whether the first
+// candidate won.
 std::mutex choices_mutex;
-std::map<std::tuple<bool, int64_t, int64_t, int64_t>, ProductPath> choices;
+std::map<std::string, bool> choices;
 
 }  // namespace
+
+bool timing_candidates() { return mode() == Mode::kAuto; }
+
+bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
+                     const char* second_name, const std::function<void()>& second) {
+  {
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    if (auto found = choices.find(what); found != choices.end()) return found->second;
+  }
+  first();
+  second();
+  double first_best = 1e30, second_best = 1e30;
+  for (int run = 0; run < kTimedRuns; ++run) {
+    first_best = std::min(first_best, seconds(first));
+    second_best = std::min(second_best, seconds(second));
+  }
+  const bool won = first_best <= second_best;
+  log(kLogInfo, "KERNELS", "%s: %s %.1f us, %s %.1f us: %s", what.c_str(), first_name, first_best * 1e6, second_name,
+      second_best * 1e6, won ? first_name : second_name);
+  std::lock_guard<std::mutex> lock(choices_mutex);
+  choices.emplace(what, won);
+  return won;
+}
 
 ScratchProduct::~ScratchProduct() {
   unmap_floats(in_, static_cast<size_t>(in_size_));
@@ -72,25 +95,9 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, cons
   const Mode how = mode();
   if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
   if (m * k * n < kTimedProduct) return ProductPath::kPacked;
-  const auto key = std::make_tuple(left, m, k, n);
-  {
-    std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto found = choices.find(key); found != choices.end()) return found->second;
-  }
-  packed();
-  library();
-  double packed_best = 1e30, library_best = 1e30;
-  for (int run = 0; run < kTimedRuns; ++run) {
-    packed_best = std::min(packed_best, seconds(packed));
-    library_best = std::min(library_best, seconds(library));
-  }
-  const ProductPath path = packed_best <= library_best ? ProductPath::kPacked : ProductPath::kLibrary;
-  log(kLogInfo, "KERNELS", "product %s %lld x %lld x %lld: packed %.1f us, OpenBLAS %.1f us: %s", left ? "A*B" : "A*B'",
-      static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n), packed_best * 1e6,
-      library_best * 1e6, path == ProductPath::kPacked ? "packed" : "OpenBLAS");
-  std::lock_guard<std::mutex> lock(choices_mutex);
-  choices.emplace(key, path);
-  return path;
+  const std::string what = std::string("product ") + (left ? "A*B " : "A*B' ") + std::to_string(m) + " x " +
+                           std::to_string(k) + " x " + std::to_string(n);
+  return first_is_faster(what, "packed", packed, "OpenBLAS", library) ? ProductPath::kPacked : ProductPath::kLibrary;
 }
 
 std::string product_path_name(ProductPath path) {

@@ -23,6 +23,13 @@ enum class ProductPath { kPacked, kLibrary };
 // operands: what auto times.
 ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, const std::function<void()>& packed,
                                 const std::function<void()>& library);
+// Whether candidates are timed (ASCENDSIM_PRODUCTS=auto) rather than forced.
+bool timing_candidates();
+// Runs `first` and `second` (a warm-up run each, then timed runs alternating; the fastest counts) once per process
+// and `what` (which names the shape: "product A*B 256 x 256 x 196"), logs the times at info level, and answers
+// whether `first` was at least as fast; later calls with the same `what` get the same answer untimed.
+bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
+                     const char* second_name, const std::function<void()>& second);
 // For the kernel-variant log: "packed tiles 16x6 / 6x16 (AVX2)" or "OpenBLAS sgemm (Haswell)".
 std::string product_path_name(ProductPath path);
 

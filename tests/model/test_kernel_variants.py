@@ -161,3 +161,39 @@ def test_model_kernels_refuses_an_unknown_model() -> None:
     text, ret = _core.ascendsimGetModelKernels(987654)
     assert (text, ret) == ("", ACL_ERROR_GE_EXEC_MODEL_ID_INVALID)
     assert "ascendsimGetModelKernels: model id 987654 is not loaded" in aclGetRecentErrMsg()
+
+
+def test_auto_times_winograd_against_the_direct_product_and_both_match(tmp_path: Path) -> None:
+    """A 3x3 stride-1 conv of at least 2M multiply-adds is built both ways and timed once (docs/kernels.md):
+    the log names both times and the choice, the node's path is the chosen one, and the output matches
+    onnxruntime whichever won (and under packed, which keeps Winograd untimed)."""
+    from ascendsim.bench.kernels import conv_case
+
+    model = conv_case("c", "", c=96, m=96, hw=7, k=3).build()  # 4.1 M multiply-adds
+    compile_model(model, tmp_path, "conv")
+    x = np.random.default_rng(5).standard_normal((1, 96, 7, 7)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    want = reference(model, {"x": x})[0]
+    run = f"""
+        import numpy as np, acl, ascendsim
+        from exec_helpers import execute_once
+        acl.init(); acl.rt.set_device(0)
+        model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
+        assert ret == 0
+        print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
+        x = np.load({str(tmp_path / "x.npy")!r})
+        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty((1, 96, 7, 7), np.float32)])[0])
+        """
+    for products in ("auto", "packed"):
+        done = run_python(run, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1",
+                                    "ASCENDSIM_PRODUCTS": products, "PYTHONPATH": str(Path(__file__).parent)})
+        assert done.returncode == 0, done.stdout + done.stderr
+        timed = [line for line in done.stdout.splitlines() if "conv 96 -> 96 3x3 on 1x7x7: Winograd " in line]
+        path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
+        if products == "auto":
+            assert len(timed) == 1 and ", im2col " in timed[0], done.stdout
+            chosen = timed[0].rsplit(": ", 1)[1]
+            assert path.startswith("Winograd" if chosen == "Winograd" else "im2col"), (chosen, path)
+        else:
+            assert not timed and path.startswith("Winograd"), (timed, path)
+        np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
