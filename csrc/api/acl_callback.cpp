@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/exception_info.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/report_queue.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"

@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;

@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/fault_injection.h"
 #include "runtime/event.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 

@@ -27,7 +27,7 @@
 #include "model/model_registry.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 

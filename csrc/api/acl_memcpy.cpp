@@ -28,7 +28,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "runtime/host_memory.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 

@@ -13,7 +13,7 @@
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/host_memory.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;

@@ -10,7 +10,7 @@
 #include "op/lower.h"
 #include "op/op_cache.h"
 #include "op/op_runner.h"
-#include "runtime/op_attr.h"
+#include "op/op_attr.h"
 #include "runtime/tensor_desc.h"
 
 using namespace ascendsim;

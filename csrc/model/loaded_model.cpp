@@ -36,7 +36,7 @@
 #include "executor/stream_runner.h"
 #include "kernels/isa.h"
 #include "model/model_trace.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/device.h"
 
 namespace ascendsim::model {

@@ -9,9 +9,9 @@
 #include "core/error.h"
 #include "kernels/kernel_util.h"
 #include "op/op_cache.h"
-#include "runtime/op_attr.h"
+#include "op/op_attr.h"
 #include "runtime/runtime.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/stream.h"
 #include "runtime/tensor_desc.h"
 

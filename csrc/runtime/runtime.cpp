@@ -12,7 +12,7 @@
 #include "runtime/device.h"
 #include "runtime/event.h"
 #include "runtime/leak_report.h"
-#include "runtime/profiler_session.h"
+#include "prof/profiler_session.h"
 #include "runtime/stream.h"
 
 namespace ascendsim {
