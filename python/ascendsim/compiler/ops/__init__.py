@@ -38,39 +38,11 @@ exporter turns it back into the form of the opset it writes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import node_error
 from ..ir import ASCENDSIM_DOMAIN, Node
-from ._common import InferContext, InferFn, Known, TensorType
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """A supported op: `infer` gives (dtype, shape) per output; `since` is the ONNX opset that has it in
-    the IR form; `elementwise` marks ops the elementwise fusion may chain."""
-
-    op_type: str
-    infer: InferFn
-    since: int = 1
-    domain: str = ""
-    elementwise: bool = False
-
-
-_REGISTRY: dict[tuple[str, str], OpSpec] = {}
-
-
-def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False):
-    """Decorator registering one inference function for several op types."""
-    def wrap(fn: InferFn) -> InferFn:
-        for op_type in op_types:
-            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise)
-        return fn
-    return wrap
-
-
-def lookup(op_type: str, domain: str = "") -> OpSpec | None:
-    return _REGISTRY.get((domain, op_type))
+from . import elementwise, nn, reduce, tensor  # the op families register themselves on import
+from ._common import InferContext, Known, TensorType
+from ._registry import REGISTRY, OpSpec, lookup, register
 
 
 def get_spec(node: Node) -> OpSpec:
@@ -82,7 +54,7 @@ def get_spec(node: Node) -> OpSpec:
 
 
 def supported_list() -> str:
-    return ", ".join(sorted(f"{d}::{o}" if d else o for d, o in _REGISTRY))
+    return ", ".join(sorted(f"{d}::{o}" if d else o for d, o in REGISTRY))
 
 
 def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
@@ -90,10 +62,8 @@ def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
     return get_spec(node).infer(InferContext(node, known))
 
 
-from . import elementwise, nn, reduce, tensor
-
-SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
-FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
+SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == "")
+FUSED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
            "infer_node", "lookup", "nn", "reduce", "register", "supported_list", "tensor"]
