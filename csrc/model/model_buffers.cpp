@@ -17,19 +17,25 @@ std::string label_of(const char* what, size_t index) {
 
 }  // namespace
 
-aclError check_device_buffer(const Device* device, const char* label, const void* addr, size_t count, aclError code,
-                             const char* api, Allocation* alloc) {
+aclError check_device_buffer(Device* device, const char* label, const void* addr, size_t size, size_t needed,
+                             aclError code, const char* api, Allocation* alloc) {
   if (addr == nullptr) return fail(code, "%s: %s: the buffer address is NULL", api, label);
   MemoryRegion region;
-  if (aclError ret = check_region(addr, count, code, api, label, &region)) return ret;
-  if (region.device != device)
-    return fail(code, "%s: %s: address %p is not device memory of device %d (it is %s)", api, label, addr,
-                device->id(), region.is_device() ? "another device's memory" : "host memory");
+  const RegionFit fit = locate_region(addr, size < needed ? size : needed, &region);
+  if (region.device != device || fit == RegionFit::kNotLive)
+    return fail(code, "%s: %s: address %p is not device memory of device %d: %s", api, label, addr, device->id(),
+                device->memory().describe(addr).c_str());
   *alloc = region.allocation;
+  if (fit == RegionFit::kPastEnd) {
+    const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(addr) - static_cast<uint8_t*>(alloc->base));
+    return fail(code, "%s: %s: model expects %zu bytes, but the buffer at %p has only %zu bytes of device memory "
+                "(its size says %zu): give the data buffer the size of its allocation", api, label, needed, addr,
+                alloc->size - offset, size);
+  }
   return ACL_SUCCESS;
 }
 
-aclError check_buffer(const Device* device, const char* what, size_t index, const void* addr, size_t size,
+aclError check_buffer(Device* device, const char* what, size_t index, const void* addr, size_t size,
                       size_t needed, const char* api) {
   const std::string label = label_of(what, index);
   if (size < needed)
@@ -37,10 +43,10 @@ aclError check_buffer(const Device* device, const char* what, size_t index, cons
                 size);
   if (needed == 0) return ACL_SUCCESS;
   Allocation alloc{};
-  return check_device_buffer(device, label.c_str(), addr, needed, ACL_ERROR_GE_PARAM_INVALID, api, &alloc);
+  return check_device_buffer(device, label.c_str(), addr, size, needed, ACL_ERROR_GE_PARAM_INVALID, api, &alloc);
 }
 
-aclError check_input(const Device* device, const char* model, size_t index, const void* addr, size_t size,
+aclError check_input(Device* device, const char* model, size_t index, const void* addr, size_t size,
                      size_t needed, bool gear_model, const char* api, std::vector<ShortInput>* short_inputs) {
   if (needed == 0) return ACL_SUCCESS;
   const std::string label = label_of("input", index);
@@ -56,8 +62,8 @@ aclError check_input(const Device* device, const char* model, size_t index, cons
                      label.c_str(), model, size, kInputSizeAllowance, needed, api);
   }
   Allocation alloc{};
-  if (aclError ret = check_device_buffer(device, label.c_str(), addr, size < needed ? size : needed,
-                                        ACL_ERROR_GE_PARAM_INVALID, api, &alloc))
+  if (aclError ret = check_device_buffer(device, label.c_str(), addr, size, needed, ACL_ERROR_GE_PARAM_INVALID,
+                                        api, &alloc))
     return ret;
   const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(addr) - static_cast<uint8_t*>(alloc.base));
   const size_t readable = alloc.extent - offset;  // the allocation's bytes from addr, its rounding included

@@ -182,7 +182,7 @@ aclError load_model(const uint8_t* data, size_t size, uint32_t* model_id, const 
                     def->name.c_str());
       const std::string label = std::string(part.name) + "Ptr";
       Allocation alloc{};
-      if (aclError ret = check_device_buffer(context->device(), label.c_str(), part.ptr, part.size,
+      if (aclError ret = check_device_buffer(context->device(), label.c_str(), part.ptr, part.size, part.size,
                                              ACL_ERROR_GE_EXEC_MODEL_ADDR_INVALID, api, &alloc))
         return ret;
     }

@@ -11,32 +11,40 @@
 namespace ascendsim {
 namespace {
 
-// False (with the message recorded as `code`) when [p, p + count) runs past the end of `allocation`.
-aclError check_room(const void* p, size_t count, const Allocation& allocation, const char* what, aclError code,
-                    const char* api, const char* arg) {
+bool fits(const void* p, size_t count, const Allocation& allocation) {
   const size_t offset = static_cast<size_t>(static_cast<const char*>(p) - static_cast<const char*>(allocation.base));
-  if (offset < allocation.size && count <= allocation.size - offset) return ACL_SUCCESS;
-  const size_t room = offset < allocation.size ? allocation.size - offset : 0;
-  return fail(code,
-              "%s: %s %p + %zu bytes runs past the end of its %s: %s lies %zu bytes into the %zu-byte allocation "
-              "at %p and has only %zu bytes, so at most %zu bytes fit",
-              api, arg, p, count, what, arg, offset, allocation.size, allocation.base, room, room);
+  return offset < allocation.size && count <= allocation.size - offset;
 }
 
 }  // namespace
 
-aclError check_region(const void* p, size_t count, aclError code, const char* api, const char* arg,
-                      MemoryRegion* out) {
+RegionFit locate_region(const void* p, size_t count, MemoryRegion* out) {
+  out->allocation = Allocation{};
   if (Device* device = Runtime::instance().device_of_address(p)) {
     out->device = device;
     out->pinned = true;
-    if (!device->memory().find(p, &out->allocation))
-      return fail(code, "%s: %s is not live device memory: %s", api, arg, device->memory().describe(p).c_str());
-    return check_room(p, count, out->allocation, "device allocation", code, api, arg);
+    if (!device->memory().find(p, &out->allocation)) return RegionFit::kNotLive;
+    return fits(p, count, out->allocation) ? RegionFit::kFits : RegionFit::kPastEnd;
   }
   out->device = nullptr;
   out->pinned = HostMemory::instance().find(p, &out->allocation);
-  return out->pinned ? check_room(p, count, out->allocation, "aclrtMallocHost buffer", code, api, arg) : ACL_SUCCESS;
+  return !out->pinned || fits(p, count, out->allocation) ? RegionFit::kFits : RegionFit::kPastEnd;
+}
+
+aclError check_region(const void* p, size_t count, aclError code, const char* api, const char* arg,
+                      MemoryRegion* out) {
+  const RegionFit fit = locate_region(p, count, out);
+  if (fit == RegionFit::kFits) return ACL_SUCCESS;
+  if (fit == RegionFit::kNotLive)
+    return fail(code, "%s: %s is not live device memory: %s", api, arg, out->device->memory().describe(p).c_str());
+  const Allocation& allocation = out->allocation;
+  const size_t offset = static_cast<size_t>(static_cast<const char*>(p) - static_cast<const char*>(allocation.base));
+  const size_t room = offset < allocation.size ? allocation.size - offset : 0;
+  return fail(code,
+              "%s: %s %p + %zu bytes runs past the end of its %s: %s lies %zu bytes into the %zu-byte allocation "
+              "at %p, so at most %zu bytes fit",
+              api, arg, p, count, out->is_device() ? "device allocation" : "aclrtMallocHost buffer", arg, offset,
+              allocation.size, allocation.base, room);
 }
 
 const char* region_name(const MemoryRegion& region, char* buffer, size_t size) {

@@ -1,7 +1,8 @@
 // The one allocation check of the runtime: "these bytes lie inside a live allocation". Copies, memsets and
-// cache flushes (csrc/api), single operators (csrc/op) and models (csrc/model) all call it, each with the
-// error code its API returns (ACL_ERROR_RT_PARAM_INVALID for aclrt*, ACL_ERROR_INVALID_PARAM for aclop*, the
-// GE codes for aclmdl*), so a pointer is judged the same way everywhere.
+// cache flushes (csrc/api), single operators (csrc/op) and models (csrc/model) all judge a pointer with it:
+// locate_region answers where the bytes lie and whether they fit; check_region records the runtime's message
+// with the error code its caller returns. The model's buffers keep GE's wording (model/model_buffers.h), on
+// the same answer.
 #pragma once
 #include <cstddef>
 
@@ -18,6 +19,16 @@ struct MemoryRegion {
   Allocation allocation{};   // the allocation holding the bytes (when pinned)
   bool is_device() const { return device != nullptr; }
 };
+
+enum class RegionFit {
+  kFits,     // inside the allocation (or unchecked caller memory)
+  kNotLive,  // in a device's range but in no live allocation
+  kPastEnd,  // starts inside the allocation but runs past its end
+};
+
+// Where [p, p + count) lies (out: the device or host, and the allocation holding p) and whether it fits; records
+// nothing.
+RegionFit locate_region(const void* p, size_t count, MemoryRegion* out);
 
 // Checks that [p, p + count) may be touched as argument `arg` of `api`:
 //  - device memory must lie inside one live allocation (interior pointers are fine; freed memory is not);
