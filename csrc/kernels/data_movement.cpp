@@ -194,6 +194,10 @@ class SliceKernel final : public Kernel {
       int64_t step = has(4) ? read_index(in_[4].dtype, inputs[4], k) : 1;
       if (step == 0) step = 1;
       int64_t dim = dims[static_cast<size_t>(axis)];
+      // A step past the dim takes one element, as a step of the dim does; bounded so that stride * step cannot
+      // overflow (a step of 2^63 - 1 reached the multiplication below).
+      const int64_t most = std::max<int64_t>(dim, 1);
+      step = std::clamp(step, -most, most);
       int64_t start = read_index(in_[1].dtype, inputs[1], k);
       if (start < 0) start += dim;
       start = step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));

@@ -1,4 +1,4 @@
-// Index and shape kernels: Gather, GatherElements, TopK, Shape, ConstantOfShape, Range.
+// Index and shape kernels: Gather, GatherElements, TopK, Shape, Size, ConstantOfShape, Range, OneHot.
 //
 // Gather copies (outer x inner) blocks picked by the indices (negative indices count from the end);
 // GatherElements walks the indices tensor with an odometer. Indices out of range cannot be reported from
@@ -199,6 +199,44 @@ std::unique_ptr<Kernel> make_range(const NodeSpec& spec, std::string* error) {
   });
 }
 
+// OneHot(indices, depth, values): the output (depth from its shape, fixed at compile time) is `values[0]`
+// everywhere but `values[1]` where the index along `axis` equals the (negative: counted from the end) index.
+std::unique_ptr<Kernel> make_one_hot(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.size() != 3 || spec.outputs.size() != 1) return refuse(spec, error, "needs inputs indices, depth and values");
+  const TensorDesc indices = spec.inputs[0], out = spec.outputs[0];
+  if (!is_int_dtype(indices.dtype) && !is_float_dtype(indices.dtype)) return refuse(spec, error, "indices must be numeric");
+  if (spec.inputs[2].numel() != 2 || spec.inputs[2].dtype != out.dtype) return refuse(spec, error, "values must hold 2 elements of the output dtype");
+  int64_t axis = 0, given = spec.attrs ? spec.attrs->get_int("axis", -1) : -1;
+  const auto rank = static_cast<int64_t>(indices.dims.size()) + 1;
+  if (!norm_axis(given, rank, &axis)) return refuse(spec, error, "axis " + std::to_string(given) + " is out of range for rank " + std::to_string(rank));
+  if (static_cast<int64_t>(out.dims.size()) != rank) return refuse(spec, error, "output rank must be the indices' rank + 1");
+  const int64_t depth = out.dims[static_cast<size_t>(axis)];
+  std::vector<int64_t> want(indices.dims);
+  want.insert(want.begin() + axis, depth);
+  if (out.dims != want) return refuse(spec, error, "output shape " + dims_str(out.dims) + " is not " + dims_str(want));
+  const int64_t inner = product(indices.dims, static_cast<size_t>(axis)), count = indices.numel(), elem = elem_size(out.dtype);
+  const int64_t total = out.numel();
+  return make_lambda_kernel([=](const void* const* in, void* const* outputs) {
+    auto* dst = static_cast<uint8_t*>(outputs[0]);
+    const auto* values = static_cast<const uint8_t*>(in[2]);
+    for (int64_t i = 0; i < total; ++i) std::memcpy(dst + i * elem, values, static_cast<size_t>(elem));
+    for (int64_t p = 0; p < count; ++p) {
+      int64_t index;
+      load_int(indices.dtype, in[0], p, 1, 1, &index);  // a float index is truncated, as ONNX says
+      if (index < 0) index += depth;
+      if (index < 0 || index >= depth) continue;  // out of range: the row keeps the off value (onnxruntime)
+      std::memcpy(dst + ((p / inner * depth + index) * inner + p % inner) * elem, values + elem, static_cast<size_t>(elem));
+    }
+  });
+}
+
+std::unique_ptr<Kernel> make_size(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.size() != 1 || spec.outputs.size() != 1) return refuse(spec, error, "needs an input and an output");
+  if (spec.outputs[0].dtype != ACL_INT64 || spec.outputs[0].numel() != 1) return refuse(spec, error, "output must be an INT64 scalar");
+  const int64_t size = spec.inputs[0].numel();
+  return make_lambda_kernel([size](const void* const*, void* const* out) { std::memcpy(out[0], &size, 8); });
+}
+
 }  // namespace
 
 ASCENDSIM_KERNEL(Gather, "", make_gather);
@@ -207,5 +245,7 @@ ASCENDSIM_KERNEL(TopK, "", make_topk);
 ASCENDSIM_KERNEL(Shape, "", make_shape);
 ASCENDSIM_KERNEL(ConstantOfShape, "", make_constant_of_shape);
 ASCENDSIM_KERNEL(Range, "", make_range);
+ASCENDSIM_KERNEL(OneHot, "", make_one_hot);
+ASCENDSIM_KERNEL(Size, "", make_size);
 
 }  // namespace ascendsim::kernels

@@ -119,7 +119,9 @@ std::unique_ptr<Kernel> make_reduce(const NodeSpec& spec, std::string* error) {
           int64_t acc = op == kMax ? std::numeric_limits<int64_t>::min() : op == kMin ? std::numeric_limits<int64_t>::max() : op == kProd ? 1 : 0;
           l.walk(l.base(o), [&](int64_t off) {
             int64_t v = read_index(in.dtype, inputs[0], off);
-            acc = op == kMax ? std::max(acc, v) : op == kMin ? std::min(acc, v) : op == kProd ? acc * v : acc + v;
+            // Sums and products wrap as two's complement, computed unsigned (signed overflow is undefined).
+            const auto ua = static_cast<uint64_t>(acc), uv = static_cast<uint64_t>(v);
+            acc = op == kMax ? std::max(acc, v) : op == kMin ? std::min(acc, v) : static_cast<int64_t>(op == kProd ? ua * uv : ua + uv);
           });
           if (op == kMean) acc = l.red_count ? acc / l.red_count : 0;
           store_int(od.dtype, &acc, 1, outputs[0], o);

@@ -1,10 +1,13 @@
-// Resize, modes nearest and linear (IR form: inputs (x, None, scales, sizes); the output shape is static).
+// Resize, modes nearest, linear and cubic (IR form: inputs (x, None, scales, sizes); the output shape is static).
 //
 // Per axis the output coordinate maps to an input coordinate by coordinate_transformation_mode
-// (half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nearest) with the scale
-// from `scales` when given, else out/in. Nearest picks one index per axis (nearest_mode round_prefer_floor,
-// round_prefer_ceil, floor, ceil); linear interpolates the resized axes (1-D, 2-D or more: 2^k corners per
-// output element, k = resized axes). Index/weight tables are built at load, so run() only gathers.
+// (half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nearest)
+// with the scale from `scales` when given, else out/in. Each output index of an axis has taps (input index, weight): nearest
+// one (nearest_mode round_prefer_floor, round_prefer_ceil, floor, ceil), linear two (the coordinate clamped to
+// the axis), cubic four at floor(x)-1 .. floor(x)+2 with Keys' coefficients of cubic_coeff_a, indices clamped to
+// the edge (exclude_outside: taps outside get weight 0 and the rest are renormalized), as onnxruntime computes
+// them. An output element sums the products of its taps over the resized axes (1-D, 2-D or more: t^k terms,
+// k = resized axes). Tap tables are built at load, so run() only gathers.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,9 +19,23 @@ namespace ascendsim::kernels {
 namespace {
 
 struct AxisMap {
-  std::vector<int64_t> lo, hi;
-  std::vector<float> w;  // weight of hi (linear)
+  int taps = 1;                 // per output index: 1 (nearest, or an axis not resized), 2 (linear), 4 (cubic)
+  std::vector<int64_t> index;   // taps entries per output index
+  std::vector<float> weight;
+  void add(const int64_t* i, const float* w, int n) {
+    index.insert(index.end(), i, i + n);
+    weight.insert(weight.end(), w, w + n);
+  }
 };
+
+// Keys' cubic convolution weights of the taps at floor(x) - 1 .. floor(x) + 2 for t = x - floor(x).
+void cubic_weights(double t, double a, float* w) {
+  const double d[4] = {t + 1, t, 1 - t, 2 - t};
+  for (int k = 0; k < 4; ++k) {
+    const double x = d[k];
+    w[k] = static_cast<float>(x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : ((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+  }
+}
 
 std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.empty() || spec.outputs.empty()) return refuse(spec, error, "needs an input and an output");
@@ -29,10 +46,13 @@ std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
   const Attrs empty;
   const Attrs& a = spec.attrs ? *spec.attrs : empty;
   std::string mode = a.get_string("mode", "nearest");
-  if (mode != "nearest" && mode != "linear") return refuse(spec, error, "mode='" + mode + "' is not supported (nearest, linear)");
-  if (mode == "linear" && !is_float) return refuse(spec, error, "linear mode needs FLOAT or FLOAT16");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic") return refuse(spec, error, "mode='" + mode + "' is not supported (nearest, linear, cubic)");
+  if (mode != "nearest" && !is_float) return refuse(spec, error, mode + " mode needs FLOAT or FLOAT16");
+  const double cubic_a = a.get_float("cubic_coeff_a", -0.75);
+  const bool exclude_outside = a.get_int("exclude_outside", 0) != 0;
   std::string ctm = a.get_string("coordinate_transformation_mode", "half_pixel");
-  if (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "align_corners" && ctm != "asymmetric" && ctm != "tf_half_pixel_for_nearest")
+  if (ctm != "half_pixel" && ctm != "half_pixel_symmetric" && ctm != "pytorch_half_pixel" && ctm != "align_corners" && ctm != "asymmetric" &&
+      ctm != "tf_half_pixel_for_nearest")
     return refuse(spec, error, "coordinate_transformation_mode='" + ctm + "' is not supported");
   std::string nearest = a.get_string("nearest_mode", "round_prefer_floor");
   if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" && nearest != "floor" && nearest != "ceil")
@@ -57,18 +77,17 @@ std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
   for (size_t ax = 0; ax < rank; ++ax) {
     int64_t in = xd[ax], out = od[ax];
     AxisMap& m = maps[ax];
+    const float one = 1.0f;
     if (in == out && scales[ax] == 1.0) {
-      for (int64_t o = 0; o < out; ++o) {
-        m.lo.push_back(o);
-        m.hi.push_back(o);
-        m.w.push_back(0.0f);
-      }
+      for (int64_t o = 0; o < out; ++o) m.add(&o, &one, 1);
       continue;
     }
     resized.push_back(ax);
+    m.taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
     for (int64_t o = 0; o < out; ++o) {
       double s = scales[ax], x;
       if (ctm == "half_pixel") x = (o + 0.5) / s - 0.5;
+      else if (ctm == "half_pixel_symmetric") x = in / 2.0 * (1 - out / (in * s)) + (o + 0.5) / s - 0.5;  // centred
       else if (ctm == "pytorch_half_pixel") x = out > 1 ? (o + 0.5) / s - 0.5 : 0.0;
       else if (ctm == "align_corners") x = out > 1 ? static_cast<double>(o) * (in - 1) / static_cast<double>(out - 1) : 0.0;
       else if (ctm == "tf_half_pixel_for_nearest") x = (o + 0.5) / s;
@@ -80,20 +99,37 @@ std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
         else if (nearest == "round_prefer_ceil") r = std::floor(x + 0.5);
         else r = (x - std::floor(x) == 0.5) ? std::floor(x) : std::round(x);
         int64_t i = std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
-        m.lo.push_back(i);
-        m.hi.push_back(i);
-        m.w.push_back(0.0f);
-      } else {
+        m.add(&i, &one, 1);
+      } else if (mode == "linear") {
         x = std::clamp(x, 0.0, static_cast<double>(in - 1));
         int64_t lo = static_cast<int64_t>(std::floor(x)), hi = std::min(lo + 1, in - 1);
-        m.lo.push_back(lo);
-        m.hi.push_back(hi);
-        m.w.push_back(static_cast<float>(x - static_cast<double>(lo)));
+        const float w = static_cast<float>(x - static_cast<double>(lo));
+        const int64_t i[2] = {lo, hi};
+        const float wt[2] = {1.0f - w, w};
+        m.add(i, wt, 2);
+      } else {
+        x = std::clamp(x, -static_cast<double>(in) - 4, 2.0 * static_cast<double>(in) + 4);  // (keeps the conversion defined)
+        const double base = std::floor(x);
+        int64_t i[4];
+        float w[4];
+        cubic_weights(x - base, cubic_a, w);
+        float total = 0;
+        for (int k = 0; k < 4; ++k) {
+          const int64_t at = static_cast<int64_t>(base) - 1 + k;
+          if (exclude_outside && (at < 0 || at >= in)) w[k] = 0;
+          total += w[k];
+          i[k] = std::clamp<int64_t>(at, 0, in - 1);
+        }
+        if (exclude_outside && total != 0)
+          for (float& v : w) v /= total;
+        m.add(i, w, 4);
       }
     }
   }
   if (resized.size() > 6) return refuse(spec, error, "more than 6 resized axes");
-  bool linear = mode == "linear";
+  const bool gather = mode == "nearest";
+  size_t terms = 1;
+  for (size_t ax : resized) terms *= static_cast<size_t>(maps[ax].taps);
   TensorDesc in_desc = spec.inputs[0], out_desc = spec.outputs[0];
   auto xs = contiguous_strides(xd);
   int64_t inner = od.empty() ? 1 : od.back(), rows = inner == 0 ? 0 : out_desc.numel() / inner;
@@ -112,9 +148,9 @@ std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
         }
         for (int64_t j = 0; j < inner; ++j) {
           idx[rank - 1] = j;
-          if (!linear) {
+          if (gather) {
             int64_t off = 0;
-            for (size_t ax = 0; ax < rank; ++ax) off += maps[ax].lo[static_cast<size_t>(idx[ax])] * xs[ax];
+            for (size_t ax = 0; ax < rank; ++ax) off += maps[ax].index[static_cast<size_t>(idx[ax])] * xs[ax];
             if (x != nullptr) {
               y[r * inner + j] = x[off];
             } else {
@@ -123,23 +159,19 @@ std::unique_ptr<Kernel> make_resize(const NodeSpec& spec, std::string* error) {
             }
             continue;
           }
-          int64_t base = 0;
-          for (size_t ax = 0; ax < rank; ++ax) base += maps[ax].lo[static_cast<size_t>(idx[ax])] * xs[ax];
+          int64_t base = 0;  // the axes not resized
+          for (size_t ax = 0; ax < rank; ++ax)
+            if (maps[ax].taps == 1) base += maps[ax].index[static_cast<size_t>(idx[ax])] * xs[ax];
           float acc = 0.0f;
-          size_t corners = size_t(1) << resized.size();
-          for (size_t c = 0; c < corners; ++c) {
+          for (size_t c = 0; c < terms; ++c) {  // one tap per resized axis, the first axis fastest
             float weight = 1.0f;
             int64_t off = base;
-            for (size_t k = 0; k < resized.size(); ++k) {
-              size_t ax = resized[k];
-              size_t o = static_cast<size_t>(idx[ax]);
-              float w = maps[ax].w[o];
-              if (c & (size_t(1) << k)) {
-                weight *= w;
-                off += (maps[ax].hi[o] - maps[ax].lo[o]) * xs[ax];
-              } else {
-                weight *= 1.0f - w;
-              }
+            for (size_t k = 0, rest = c; k < resized.size(); ++k) {
+              const AxisMap& m = maps[resized[k]];
+              const size_t at = static_cast<size_t>(idx[resized[k]]) * static_cast<size_t>(m.taps) + rest % static_cast<size_t>(m.taps);
+              rest /= static_cast<size_t>(m.taps);
+              weight *= m.weight[at];
+              off += m.index[at] * xs[resized[k]];
             }
             if (weight != 0.0f) acc += weight * x[off];
           }

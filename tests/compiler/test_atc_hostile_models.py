@@ -163,3 +163,17 @@ def test_slice_of_a_minus_one_dim_is_a_compile_error_not_a_traceback() -> None:
     model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])  # (onnx's own inference aborts on -1)
     with pytest.raises(CompileError):
         ascendsim.compile(model, None, soc_version="Ascend910B1")
+
+
+def test_topk_with_an_empty_k_is_a_compile_error_not_a_traceback() -> None:
+    """Found by tests/fuzz/onnx_atc.py under the sanitizer build (seed 4, case 9197): an empty constant K reached
+    TopK's shape function as k[0] (IndexError)."""
+    h = onnx.helper
+    k = onnx.numpy_helper.from_array(np.zeros(0, np.int64), "k")
+    node = h.make_node("TopK", ["x", "k"], ["v", "i"], name="the_TopK")
+    graph = h.make_graph([node], "topk", [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 5])],
+                         [h.make_tensor_value_info("v", onnx.TensorProto.FLOAT, [2, None]),
+                          h.make_tensor_value_info("i", onnx.TensorProto.INT64, [2, None])], [k])
+    with pytest.raises(CompileError) as info:
+        ascendsim.compile(h.make_model(graph, opset_imports=[h.make_opsetid("", 17)]), None, soc_version="Ascend910B1")
+    assert "node 'the_TopK'" in str(info.value) and "K must hold one value, not 0" in str(info.value), str(info.value)

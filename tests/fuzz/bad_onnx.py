@@ -85,9 +85,24 @@ TEMPLATES: list[tuple[str, list[Spec], dict[str, Any], int, int]] = [
     ("Range", [c(0.0, np.float32), c(5.0, np.float32), c(1.0, np.float32)], {}, 1, 17),
     ("CumSum", [f(2, 5), c(1)], {}, 1, 17),
     ("Einsum", [f(2, 3), f(3, 4)], {"equation": "ij,jk->ik"}, 1, 17),
+    ("IsInf", [f(2, 3)], {"detect_negative": 0}, 1, 17),
+    ("GatherND", [f(3, 4), c([[0, 1], [2, 3]])], {"batch_dims": 0}, 1, 17),
+    ("ScatterND", [f(4, 3), c([[1], [3]]), w(2, 3)], {"reduction": "add"}, 1, 17),
+    ("ScatterElements", [f(3, 3), c([[1, 0], [2, 2]]), w(2, 2)], {"axis": 1}, 1, 17),
+    ("OneHot", [c([0, 2, 1]), c(3), c([0.0, 1.0], np.float32)], {"axis": -1}, 1, 17),
+    ("Trilu", [f(3, 4), c(1)], {"upper": 0}, 1, 17),
+    ("GridSample", [f(1, 1, 4, 4), w(1, 2, 2, 2)], {"mode": "linear", "padding_mode": "border"}, 1, 20),
+    ("LSTM", [f(3, 1, 2), w(1, 8, 2), w(1, 8, 2)], {"hidden_size": 2, "direction": "forward"}, 3, 17),
+    ("QuantizeLinear", [f(2, 3), c(0.1, np.float32), c(0, np.uint8)], {"axis": 1}, 1, 17),
+    ("DFT", [f(1, 4, 1)], {"axis": 1, "onesided": 1}, 1, 17),
+    ("RoiAlign", [f(1, 1, 4, 4), w(2, 4), c([0, 0])], {"output_height": 2, "output_width": 2}, 1, 17),
+    ("QLinearMatMul", [c([[1, 2], [3, 4]], np.uint8), c(0.1, np.float32), c(0, np.uint8), c([[1], [2]], np.uint8),
+                       c(0.1, np.float32), c(0, np.uint8), c(0.2, np.float32), c(0, np.uint8)], {}, 1, 17),
 ]
 ATTR_NAMES = ["axis", "axes", "perm", "pads", "kernel_shape", "strides", "dilations", "group", "to", "mode",
-              "keepdims", "blocksize", "alpha", "epsilon", "transA", "transB", "split", "equation", "auto_pad"]
+              "keepdims", "blocksize", "alpha", "epsilon", "transA", "transB", "split", "equation", "auto_pad",
+              "batch_dims", "reduction", "upper", "hidden_size", "direction", "layout", "padding_mode",
+              "output_height", "sampling_ratio", "onesided", "inverse", "dft_length", "block_size"]
 
 
 def make_attribute(name: str, value: Any) -> onnx.AttributeProto:

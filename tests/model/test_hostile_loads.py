@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from exec_helpers import execute_once
 from onnx import TensorProto, helper, numpy_helper
 
 import acl
@@ -57,3 +58,40 @@ def test_wide_pad_loads_without_tables_and_runs(device: int, tmp_path: Path) -> 
         acl.rt.free(device_y)
         assert acl.mdl.unload(model_id) == 0
     np.testing.assert_array_equal(y, np.pad(x, [(0, 0), (before, 0)]))
+
+
+def run_model(model: onnx.ModelProto, tmp_path: Path, inputs: list[np.ndarray], like: list[np.ndarray]) -> list:
+    compile_om(model, tmp_path / "m", soc_version="Ascend910B1")
+    model_id, ret = acl.mdl.load_from_file(str(tmp_path / "m.om"))
+    assert ret == 0, acl.get_recent_err_msg()
+    try:
+        return execute_once(model_id, inputs, like)
+    finally:
+        acl.mdl.unload(model_id)
+
+
+def test_slice_with_a_step_of_int64_max_takes_one_element(device: int, tmp_path: Path) -> None:
+    """Found by tests/fuzz/onnx_atc.py under the sanitizer build (seed 4, case 5408): the step reached the
+    stride computation as 6 * (2^63 - 1), a signed overflow, when the kernel was built at load."""
+    consts = [numpy_helper.from_array(np.array([v], np.int64), name)
+              for name, v in (("starts", 1), ("ends", 4), ("axes", 0), ("steps", (1 << 63) - 1))]
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="the_slice")
+    graph = helper.make_graph([node], "slice", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6])], consts)
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    (y,) = run_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path, [x],
+                     [np.empty((1, 6), np.float32)])
+    np.testing.assert_array_equal(y, x[1:4:(1 << 63) - 1])
+
+
+def test_int64_sums_wrap_as_twos_complement(device: int, tmp_path: Path) -> None:
+    """Found by tests/fuzz/onnx_atc.py under the sanitizer build (seed 4, case 6041): a ReduceSum of int64 values
+    near 2^62 overflowed signed arithmetic (undefined); it wraps as numpy's and the device's do."""
+    axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+    node = helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0, name="the_sum")
+    graph = helper.make_graph([node], "sum", [helper.make_tensor_value_info("x", TensorProto.INT64, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [2])], [axes])
+    x = np.array([[1 << 62, 1 << 62, 1 << 62], [-(1 << 62), -(1 << 62), 5]], np.int64)
+    (y,) = run_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path, [x],
+                     [np.empty(2, np.int64)])
+    np.testing.assert_array_equal(y, x.sum(axis=1))

@@ -1,6 +1,6 @@
 """Data-movement, index and shape kernels through the kernel driver, against onnxruntime one-node models:
 Reshape family, Transpose, Expand, Tile, Concat, Split, Slice, Pad, Gather, GatherElements, TopK, Shape,
-ConstantOfShape, Range and Resize (nearest, linear) with negative axes, odd sizes and several dtypes."""
+ConstantOfShape, Range and Resize (nearest, linear, cubic) with negative axes, odd sizes and several dtypes."""
 
 from __future__ import annotations
 
@@ -150,6 +150,9 @@ RESIZES = [
     ({"mode": "linear", "coordinate_transformation_mode": "align_corners"}, [1, 1, 1.5, 2.5]),
     ({"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 1, 0.5, 3]),
     ({"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 2, 0.5]),
+    ({"mode": "cubic"}, [1, 1, 1.5, 2]),
+    ({"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1, "coordinate_transformation_mode": "align_corners"},
+     [1, 1, 0.6, 1.5]),
 ]
 
 
@@ -167,8 +170,8 @@ def test_refusals(driver: Driver, tmp_path: Path) -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(Refused, match="not a permutation"):
         run_kernel(driver, tmp_path, "Transpose", [x], [(np.float32, (3, 2))], attrs={"perm": [0, 0]})
-    with pytest.raises(Refused, match="mode='cubic'"):
-        run_kernel(driver, tmp_path, "Resize", [x], [(np.float32, (2, 3))], attrs={"mode": "cubic"})
+    with pytest.raises(Refused, match="mode='area'"):
+        run_kernel(driver, tmp_path, "Resize", [x], [(np.float32, (2, 3))], attrs={"mode": "area"})
     with pytest.raises(Refused, match="indices dtype FLOAT"):
         run_kernel(driver, tmp_path, "Gather", [x, np.zeros(1, np.float32)], [(np.float32, (1, 3))])
     with pytest.raises(Refused, match="do not add up"):

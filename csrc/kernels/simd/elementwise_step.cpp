@@ -13,15 +13,16 @@
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
 
+// Wraps as two's complement, computed unsigned (signed overflow is undefined), as Add, Sub and Mul do.
 int64_t int_pow(int64_t base, int64_t exp) {
   if (exp < 0) return base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
-  int64_t r = 1;
+  uint64_t r = 1, b = static_cast<uint64_t>(base);
   while (exp) {
-    if (exp & 1) r *= base;
-    base *= base;
+    if (exp & 1) r *= b;
+    b *= b;
     exp >>= 1;
   }
-  return r;
+  return static_cast<int64_t>(r);
 }
 
 // Wraps int64 values to the range of an integer dtype (two's complement), bool to 0/1.

@@ -27,6 +27,7 @@ from .ir import Graph, Value
 from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
 from .om_format import MAX_BYTES, DynamicType
 from .om_writer import OmModel, OmPlan, write_om
+from .ops import lookup
 from .passes import PassManager, PassReport
 from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
 from .streams import StreamPlan, assign_streams
@@ -260,15 +261,36 @@ def _fix_outputs(graph: Graph) -> None:
 
 
 def _check_static(graph: Graph) -> None:
+    for node in graph.nodes:  # NonZero, Unique: no kernel, folded at compile time or nothing
+        spec = lookup(node.op_type, node.domain)
+        if spec is not None and spec.value_shaped:
+            constant = all(v is None or v.is_constant for v in node.inputs)
+            why = "the constant_folding pass is disabled" if constant else "its input is computed at run time"
+            raise CompileError(f"node {node.name!r} ({node.op_type}): its output shape depends on the values of its "
+                               f"input, so it is compiled only when folded at compile time, and {why}: dynamic "
+                               "shapes are not supported yet")
     values: list[Value] = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
     for value in values:
         if not value.is_static or value.dtype is None:
-            raise CompileError(f"tensor {value.name!r} has shape {value.shape} and type {value.dtype}: a static shape is "
-                               "needed; give the input shapes with --input_shape (or dynamic gears)")
+            raise CompileError(_dynamic_shape(value) or f"tensor {value.name!r} has shape {value.shape} and type "
+                               f"{value.dtype}: a static shape is needed; give the input shapes with --input_shape "
+                               "(or dynamic gears)")
         if value.nbytes > MAX_BYTES:
             where = f"node {value.producer.name!r} ({value.producer.op_type}): output" if value.producer else "input"
             raise CompileError(f"{where} {value.name!r} has shape {value.shape}: {value.nbytes} bytes, more than a "
                                f"tensor can hold ({MAX_BYTES})")
+
+
+def _dynamic_shape(value: Value) -> str | None:
+    """Why a node's output has no static shape when its inputs have one: the size depends on the values of an
+    input computed at run time (Reshape's shape, TopK's K, ...), which the static-shape runtime cannot run; None
+    for other causes."""
+    node = value.producer
+    if node is None or not all(v is None or v.is_static for v in node.inputs):
+        return None
+    return (f"node {node.name!r} ({node.op_type}): the shape of output {value.name!r} depends on the values of an "
+            "input, computed at run time: dynamic shapes are not supported yet (the input must be a constant, or "
+            "computed from constants and static shapes only)")
 
 
 def _check_arena(memory: MemoryPlan) -> MemoryPlan:

@@ -84,6 +84,10 @@ _UNARY: dict[str, Callable[[Array, dict[str, Any]], Array]] = {
     "HardSwish": lambda x, a: x * _hard_sigmoid(x, 1 / 6, 0.5),
     "Silu": lambda x, a: x / (1 + np.exp(-x)),
     "Gelu": lambda x, a: _gelu(x, a.get("approximate", "none")),
+    "Acos": lambda x, a: np.arccos(x), "Acosh": lambda x, a: np.arccosh(x), "Asin": lambda x, a: np.arcsin(x),
+    "Asinh": lambda x, a: np.arcsinh(x), "Atan": lambda x, a: np.arctan(x), "Atanh": lambda x, a: np.arctanh(x),
+    "Cosh": lambda x, a: np.cosh(x), "Sinh": lambda x, a: np.sinh(x), "Tan": lambda x, a: np.tan(x),
+    "BitwiseNot": lambda x, a: np.invert(x),
 }
 
 
@@ -102,6 +106,18 @@ def _make_unary(op: str) -> Kernel:
 
 for _op in _UNARY:
     HOST_KERNELS[_op] = _make_unary(_op)
+
+
+@kernel("IsNaN")
+def _isnan(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
+    return [np.isnan(np.asarray(inputs[0]))]
+
+
+@kernel("IsInf")
+def _isinf(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
+    x = np.asarray(inputs[0])
+    positive, negative = bool(attrs.get("detect_positive", 1)), bool(attrs.get("detect_negative", 1))
+    return [np.isinf(x) & (((x > 0) & positive) | ((x < 0) & negative))]
 
 
 @kernel("Clip")
@@ -134,7 +150,8 @@ _BINARY: dict[str, Callable[[Array, Array], Array]] = {
     "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": _div, "Pow": np.power,
     "Equal": np.equal, "Less": np.less, "Greater": np.greater, "LessOrEqual": np.less_equal,
     "GreaterOrEqual": np.greater_equal, "And": np.logical_and, "Or": np.logical_or, "Xor": np.logical_xor,
-    "BitShift": np.left_shift,
+    "BitShift": np.left_shift, "BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or,
+    "BitwiseXor": np.bitwise_xor,
 }
 _KEEPS_DTYPE = {"Add", "Sub", "Mul", "Div", "Pow"}
 
@@ -566,3 +583,6 @@ def run_graph(graph: Graph, feeds: dict[str, Array]) -> dict[str, Array]:
         for value, result in zip(node.outputs, results):
             env[id(value)] = result
     return {value.name: np.asarray(fetch(value)) for value in graph.outputs}
+
+
+from . import host_index_kernels  # noqa: F401  (registers the index and quantization kernels)

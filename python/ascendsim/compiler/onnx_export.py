@@ -56,8 +56,18 @@ def required_opset(node: Node) -> int:
         (node.op_type == "AveragePool" and any(d != 1 for d in attrs.get("dilations", [])), 19),
         (node.op_type == "Resize" and attrs.get("coordinate_transformation_mode") == "half_pixel_symmetric", 19),
         (node.op_type in ("Softmax", "LogSoftmax") and not _softmax_axis_is_last(node), 13),
+        (node.op_type in ("ScatterND", "ScatterElements") and attrs.get("reduction") in ("add", "mul"), 16),
+        (node.op_type in ("ScatterND", "ScatterElements") and attrs.get("reduction") in ("max", "min"), 18),
+        (node.op_type in ("QuantizeLinear", "DequantizeLinear") and _quantize_needs_21(node), 21),
     ]
     return max(need + [version for holds, version in conditions if holds])
+
+
+def _quantize_needs_21(node: Node) -> bool:
+    """Blocked scales and 16-bit integers came with opset 21."""
+    integer = node.inputs[0] if node.op_type == "DequantizeLinear" else node.outputs[0]
+    sixteen = integer is not None and integer.dtype in (DType.INT16, DType.UINT16)
+    return bool(node.attrs.get("block_size")) or sixteen
 
 
 def _softmax_axis_is_last(node: Node) -> bool:
@@ -237,6 +247,19 @@ def _softmax(em: _Emitter, node: Node) -> None:
     _generic(em, node, axis=rank - 1)
 
 
+def _dft(em: _Emitter, node: Node) -> None:
+    """The IR's `axis` and `dft_length` attributes: dft_length an input, and axis one too from opset 20."""
+    inputs, outputs = _names(node)
+    attrs = _plain_attrs(node, "axis", "dft_length")
+    length = node.attrs.get("dft_length")
+    inputs = [inputs[0], "" if length is None else em.const(f"{node.name}_dft_length", np.array(length, np.int64))]
+    if em.opset >= 20:
+        inputs.append(em.const(f"{node.name}_axis", np.array(node.attrs["axis"], np.int64)))
+    else:
+        attrs["axis"] = node.attrs["axis"]
+    em.add("DFT", inputs, outputs, node.name, **attrs)
+
+
 def _drop_default(attr: str, default: Any) -> Callable[[_Emitter, Node], None]:
     def emit(em: _Emitter, node: Node) -> None:
         inputs, outputs = _names(node)
@@ -320,4 +343,6 @@ _HANDLERS: dict[str, Callable[[_Emitter, Node], None]] = {
     "Cast": _cast, "Softmax": _softmax, "LogSoftmax": _softmax,
     "ArgMax": _drop_default("select_last_index", 0), "ArgMin": _drop_default("select_last_index", 0),
     "Reshape": _drop_default("allowzero", 0), "AveragePool": _drop_default("dilations", [1]),
+    "ScatterND": _drop_default("reduction", "none"), "ScatterElements": _drop_default("reduction", "none"),
+    "DFT": _dft,
 }

@@ -4,8 +4,10 @@ Algorithm: load the model with the `onnx` package (external data from the model'
 require a default-domain opset in 11..21, inline model-local functions, then build the Graph in one pass:
 initializers and Constant nodes become constant Values (numpy data); graph inputs get their dtype and shape
 (`input_shapes` overrides applied, ATC's -1 = dynamic); each node is added as ONNX wrote it (attributes
-converted to plain Python values, tensors to numpy), normalised into the IR form of its op (onnx_opsets.py)
-and typed by the op registry right away, so later nodes see the shapes that normalisation needs. Finally,
+converted to plain Python values, tensors to numpy), normalised into the IR form of its op (onnx_opsets.py;
+ops the IR composes from others are lowered there, onnx_lowering.py) and typed by the op registry right away,
+so later nodes see the shapes that normalisation needs; an op with neither an IR form nor a lowering is added
+as its ONNX function body when ONNX defines one (onnx_functions.py), node by node the same way. Finally,
 unused optional outputs and constants are dropped. Anything outside what the compiler supports raises a
 CompileError naming the node, the op and what is supported.
 """
@@ -24,8 +26,10 @@ from onnx import AttributeProto, numpy_helper
 
 from .errors import CompileError, node_error
 from .ir import Dim, Graph, Value
+from .onnx_functions import function_body, type_problem
+from .onnx_lowering import LOWERED_OPS
 from .onnx_opsets import normalize
-from .onnx_types import dtype_from_onnx
+from .onnx_types import dtype_from_onnx, dtype_to_onnx
 from .ops import SUPPORTED_OPS, supported_list
 from .ops._common import Known
 from .shape_inference import infer_node_types
@@ -181,7 +185,10 @@ class _Importer:
 
     # ---- nodes ----------------------------------------------------------------------------------------
 
-    def _node(self, proto: onnx.NodeProto, index: int) -> None:
+    def _node(self, proto: onnx.NodeProto, index: int, opset: int | None = None) -> None:
+        """Adds one ONNX node; `opset` is the default-domain opset it is written in (the model's, or the
+        opset of the function body it comes from)."""
+        opset = self.graph.opset if opset is None else opset
         name = self._node_name(proto, index)
         domain = "" if proto.domain in ("", "ai.onnx") else proto.domain
         if domain:
@@ -190,8 +197,9 @@ class _Importer:
         if proto.op_type in _CONTROL_FLOW:
             raise node_error(name, proto.op_type, "control flow (subgraphs) is not supported; supported ops: "
                              + supported_list())
-        if proto.op_type not in SUPPORTED_OPS:
-            raise node_error(name, proto.op_type, f"op is not supported; supported ops: {supported_list()}")
+        if proto.op_type not in SUPPORTED_OPS and proto.op_type not in LOWERED_OPS:
+            self._function(proto, name, opset)
+            return
         attrs = {a.name: _attr_value(a, name, proto.op_type) for a in proto.attribute}
         if proto.op_type == "Constant":
             self._constant(proto.output[0], _constant_value(attrs, name), f"node {name!r} (Constant)")
@@ -199,10 +207,36 @@ class _Importer:
         inputs = [self._input(n, name, proto.op_type) for n in proto.input]
         outputs = self._outputs(proto)
         node = self.graph.add_node(proto.op_type, inputs, outputs, attrs=attrs, name=name)
-        for typed in normalize(self.graph, node, self.graph.opset, self.known):
+        for typed in normalize(self.graph, node, opset, self.known):
             infer_node_types(typed, self.known)
             for value in typed.outputs:
                 self._fill_declared(value)
+
+    def _function(self, proto: onnx.NodeProto, name: str, opset: int) -> None:
+        """An op without an IR form: its ONNX function body if it has one, else the op is not supported."""
+        named = onnx.NodeProto()
+        named.CopyFrom(proto)
+        named.name = name  # the body's values and nodes are named after it
+        types = [self._type_proto(v) for v in proto.input]
+        body = function_body(named, opset, types)
+        if body is None:
+            raise node_error(name, proto.op_type, f"op is not supported; supported ops: {supported_list()}")
+        problem = type_problem(named, opset, types)
+        if problem is not None:
+            raise node_error(name, proto.op_type, problem)
+        for index, inner in enumerate(body.nodes):
+            try:
+                self._node(inner, index, max(body.opset, MIN_OPSET))
+            except CompileError as error:
+                raise node_error(name, proto.op_type, f"compiled as its ONNX function body: {error}") from error
+
+    def _type_proto(self, name: str) -> onnx.TypeProto:
+        """The ONNX type of a value defined so far (what context-dependent function bodies are built from)."""
+        value = self.graph.values.get(name) if name else None
+        if value is None or value.dtype is None:
+            return onnx.TypeProto()
+        dims = None if value.shape is None else [d if isinstance(d, int) else str(d) for d in value.shape]
+        return onnx.helper.make_tensor_type_proto(dtype_to_onnx(value.dtype), dims)
 
     def _node_name(self, proto: onnx.NodeProto, index: int) -> str:
         name = proto.name or f"{proto.op_type}_{index}"

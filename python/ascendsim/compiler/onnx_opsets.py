@@ -16,6 +16,7 @@ import numpy as np
 
 from .errors import node_error
 from .ir import DType, Graph, Node, Value
+from .onnx_lowering import LOWERINGS
 from .onnx_types import dtype_from_onnx
 from .ops._common import Known
 from .ops.nn import same_pads
@@ -33,14 +34,26 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "ArgMax": {"axis": 0, "keepdims": 1, "select_last_index": 0},
     "ArgMin": {"axis": 0, "keepdims": 1, "select_last_index": 0},
     "MaxPool": {"ceil_mode": 0, "storage_order": 0}, "AveragePool": {"ceil_mode": 0, "count_include_pad": 0},
-    "Conv": {"group": 1}, "ConvTranspose": {"group": 1},
+    "Conv": {"group": 1}, "ConvTranspose": {"group": 1}, "ConvInteger": {"group": 1}, "QLinearConv": {"group": 1},
     "Resize": {"mode": "nearest", "coordinate_transformation_mode": "half_pixel",
                "nearest_mode": "round_prefer_floor", "cubic_coeff_a": -0.75, "exclude_outside": 0,
                "extrapolation_value": 0.0},
     **{op: {"keepdims": 1} for op in REDUCE_OPS},
+    "IsInf": {"detect_negative": 1, "detect_positive": 1}, "GatherND": {"batch_dims": 0},
+    "ScatterND": {"reduction": "none"}, "ScatterElements": {"axis": 0, "reduction": "none"},
+    "OneHot": {"axis": -1}, "Trilu": {"upper": 1}, "CumSum": {"exclusive": 0, "reverse": 0},
+    "ReverseSequence": {"batch_axis": 1, "time_axis": 0}, "Unique": {"sorted": 1},
+    "GridSample": {"align_corners": 0, "padding_mode": "zeros"},
+    "LRN": {"alpha": 1e-4, "beta": 0.75, "bias": 1.0}, "DepthToSpace": {"mode": "DCR"}, "LpPool": {"p": 2},
+    "DFT": {"inverse": 0, "onesided": 0}, "RoiAlign": {"mode": "avg", "output_height": 1, "output_width": 1,
+                                                      "sampling_ratio": 0, "spatial_scale": 1.0},
+    **{op: {"direction": "forward"} for op in ("RNN", "GRU", "LSTM")},
 }
 _DROPPED = {"BatchNormalization": ("momentum", "training_mode", "spatial"), "Dropout": ("seed", "ratio"),
-            "Cast": ("saturate",), "Resize": ("antialias", "keep_aspect_ratio_policy", "axes")}
+            "Cast": ("saturate",), "Resize": ("antialias", "keep_aspect_ratio_policy", "axes"),
+            "QuantizeLinear": ("saturate", "output_dtype")}
+_GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}  # opset 16's names -> opset 20's (the IR's)
+_WEIGHT_INPUT = {"Conv": 1, "ConvTranspose": 1, "ConvInteger": 1, "QLinearConv": 3}
 
 
 class _Norm:
@@ -97,9 +110,13 @@ def normalize(graph: Graph, node: Node, opset: int, known: dict[str, Known]) -> 
     """Rewrites `node` (just added from ONNX) into the IR form; returns the nodes to infer, in order."""
     node.attrs = {**DEFAULTS.get(node.op_type, {}), **node.attrs}
     handler = _reduce if node.op_type in REDUCE_OPS else _HANDLERS.get(node.op_type)
-    extra = handler(_Norm(graph, node, opset, known)) if handler else None
+    n = _Norm(graph, node, opset, known)
+    extra = handler(n) if handler else None
     for name in _DROPPED.get(node.op_type, ()):
         node.attrs.pop(name, None)
+    lowering = LOWERINGS.get(node.op_type)  # after the handler: e.g. LpPool's window attributes made explicit
+    if lowering is not None:
+        extra = lowering(n)
     return extra if extra is not None else [node]
 
 
@@ -178,7 +195,7 @@ def _pad(n: _Norm) -> None:
 
 def _resize(n: _Norm) -> None:
     node, attrs = n.node, n.node.attrs
-    n.check_choice("mode", ("nearest", "linear"))
+    n.check_choice("mode", ("nearest", "linear", "cubic"))
     n.check_choice("coordinate_transformation_mode", ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
                                                       "align_corners", "asymmetric", "tf_half_pixel_for_nn"))
     n.check_choice("nearest_mode", ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))
@@ -242,11 +259,13 @@ def _softmax(n: _Norm) -> list[Node] | None:
 
 
 def _window(n: _Norm) -> None:
-    """Conv/ConvTranspose/MaxPool/AveragePool: every window attribute explicit; auto_pad resolved."""
+    """Conv/ConvTranspose/ConvInteger/QLinearConv and the pools: every window attribute explicit; auto_pad
+    resolved."""
     node, attrs = n.node, n.node.attrs
     x = node.inputs[0].shape  # type: ignore[union-attr]
-    if "kernel_shape" not in attrs and node.op_type in ("Conv", "ConvTranspose"):
-        w = node.inputs[1].shape  # type: ignore[union-attr]
+    weight = _WEIGHT_INPUT.get(node.op_type)
+    if "kernel_shape" not in attrs and weight is not None:
+        w = node.inputs[weight].shape  # type: ignore[union-attr]
         if w is None or not all(isinstance(d, int) for d in w[2:]):
             raise n.fail("kernel_shape is needed: the weight shape is not static")
         attrs["kernel_shape"] = [int(d) for d in w[2:]]
@@ -309,10 +328,52 @@ def _clip(n: _Norm) -> None:
             n.graph.set_input(n.node, 1 if name == "min" else 2, const)
 
 
+def _dft(n: _Norm) -> None:
+    """Opset 20's axis and dft_length inputs become attributes (constants: they size the output)."""
+    attrs, rank = n.node.attrs, n.rank()
+    if n.opset >= 20:
+        axis = n.ints(2, "axis") if len(n.node.inputs) > 2 and n.node.inputs[2] is not None else None
+        attrs["axis"] = axis[0] if axis else -2
+    length = n.ints(1, "dft_length") if len(n.node.inputs) > 1 and n.node.inputs[1] is not None else None
+    if length:
+        attrs["dft_length"] = length[0]
+    n.drop_inputs(1)
+    attrs.setdefault("axis", 1)
+    if rank is not None:
+        attrs["axis"] = n.axis(int(attrs["axis"]), rank)
+
+
+def _roi_align(n: _Norm) -> None:
+    """RoiAlign-10 (opsets 11-15) has no coordinate_transformation_mode: it is opset 16's 'output_half_pixel'."""
+    n.node.attrs.setdefault("coordinate_transformation_mode", "output_half_pixel" if n.opset < 16 else "half_pixel")
+
+
+def _grid_sample(n: _Norm) -> None:
+    mode = n.node.attrs.get("mode", "bilinear" if n.opset < 20 else "linear")
+    n.node.attrs["mode"] = _GRID_SAMPLE_MODES.get(mode, mode)
+
+
+def _quantize(n: _Norm) -> None:
+    """The output dtype always comes from a zero point: opset 21's `output_dtype`, else uint8, gives zeros."""
+    if n.node.input(2) is not None:
+        return
+    given = int(n.node.attrs.get("output_dtype", 0))
+    dtype = dtype_from_onnx(given, f"node {n.node.name!r} (QuantizeLinear) attribute 'output_dtype'") if given \
+        else DType.UINT8
+    scale = n.node.input(1)
+    shape = scale.shape if scale is not None and scale.shape is not None and all(
+        isinstance(d, int) for d in scale.shape) else ()
+    zero = n.graph.constant(f"{n.node.name}_zero_point", np.zeros(shape, dtype.numpy))  # type: ignore[arg-type]
+    n.node.inputs.extend([None] * (3 - len(n.node.inputs)))
+    n.graph.set_input(n.node, 2, zero)
+
+
 _HANDLERS: dict[str, Callable[[_Norm], list[Node] | None]] = {
     "Squeeze": _squeeze, "Unsqueeze": _squeeze, "Split": _split, "Pad": _pad,  # type: ignore[dict-item]
     "Resize": _resize, "Softmax": _softmax, "LogSoftmax": _softmax, "Conv": _window,  # type: ignore[dict-item]
     "ConvTranspose": _window, "MaxPool": _window, "AveragePool": _window, "Cast": _cast,  # type: ignore[dict-item]
     "ConstantOfShape": _constant_of_shape, "Dropout": _dropout, "BatchNormalization": _batch_norm,  # type: ignore[dict-item]
-    "Transpose": _transpose, "Clip": _clip,  # type: ignore[dict-item]
+    "Transpose": _transpose, "Clip": _clip, "GridSample": _grid_sample, "QuantizeLinear": _quantize,  # type: ignore[dict-item]
+    "LpPool": _window, "ConvInteger": _window, "QLinearConv": _window, "DFT": _dft,  # type: ignore[dict-item]
+    "RoiAlign": _roi_align,  # type: ignore[dict-item]
 }

@@ -18,7 +18,7 @@ exporter turns it back into the form of the opset it writes):
 |                                     | `value` (float); only x stays an input                               |
 | Resize                              | inputs (x, None, scales, sizes): roi dropped (only                   |
 |                                     | tf_crop_and_resize uses it, unsupported), opset 18 `axes` expanded    |
-|                                     | to every axis; attributes explicit; modes nearest and linear         |
+|                                     | to every axis; attributes explicit; modes nearest, linear and cubic  |
 | Softmax, LogSoftmax                 | opset 13 meaning (one axis), `axis` explicit; opset 11/12 coercion   |
 |                                     | to 2-D on a non-last axis becomes Flatten -> Softmax -> Reshape      |
 | Conv, ConvTranspose, MaxPool,       | `kernel_shape`, `strides`, `pads`, `dilations` (and `group`) all     |
@@ -29,6 +29,14 @@ exporter turns it back into the form of the opset it writes):
 | Dropout                             | inputs (x) only: inference, ratio/training_mode dropped              |
 | BatchNormalization                  | inference form, one output                                           |
 | Constant                            | never a node: becomes a constant Value with numpy data               |
+| QuantizeLinear                      | 3 inputs always: a zero point of the output dtype is made if absent  |
+|                                     | (opset 21's output_dtype, else uint8); saturate dropped              |
+| DFT                                 | attributes `axis` (non-negative) and `dft_length` (opset 20 inputs)  |
+| GridSample                          | opset 20's mode names (linear, cubic; opset 16's bilinear/bicubic)   |
+| RoiAlign                            | coordinate_transformation_mode always set (10: output_half_pixel)    |
+| MelWeightMatrix                     | output_datatype keeps ONNX's TensorProto number                      |
+| Sum, Mean, Einsum, STFT, ... (onnx_ | never a node: lowered to IR ops (onnx_lowering.py); ops ONNX defines |
+| lowering.LOWERED_OPS), functions    | as functions become their body's nodes (onnx_functions.py)           |
 | Gemm/Transpose/ArgMax/Reshape/...   | every defaulted attribute written out                                |
 | fused (passes)                      | Conv/Gemm/MatMul + `activation`, `activation_alpha/beta`; MatMul     |
 |                                     | `fused_bias=1` with a 3rd input; Conv `fused_sum=1` with a 4th input |
@@ -40,7 +48,7 @@ from __future__ import annotations
 
 from ..errors import node_error
 from ..ir import ASCENDSIM_DOMAIN, Node
-from . import elementwise, nn, reduce, tensor  # the op families register themselves on import
+from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor  # families register on import
 from ._common import InferContext, Known, TensorType
 from ._registry import REGISTRY, OpSpec, lookup, register
 
@@ -66,4 +74,5 @@ SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == "")
 FUSED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
-           "infer_node", "lookup", "nn", "reduce", "register", "supported_list", "tensor"]
+           "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",
+           "supported_list", "tensor"]

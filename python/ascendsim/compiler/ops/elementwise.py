@@ -1,5 +1,6 @@
 """Elementwise ops: unary math and activations (output = input type), broadcasting binary arithmetic,
-comparisons and logic (bool outputs), variadic Max/Min, Where, Clip, Cast, Identity, Dropout and the
+comparisons and logic (bool outputs), variadic Max/Min, Where, Clip, Cast, Identity, Dropout, the ops with
+kernels of their own (inverse trigonometric and hyperbolic functions, IsNaN/IsInf, bitwise ops) and the
 compiler's FusedElementwise (domain "ascendsim"), whose type is found by running each step of its
 `program` through this registry. Integer Add/Sub/Mul/Div/Cast/Identity also propagate partially known
 contents, so shape arithmetic (Shape -> Gather -> Mul -> Concat -> Reshape) stays exact."""
@@ -57,6 +58,49 @@ def _binary(ctx: InferContext) -> list[TensorType]:
 def _compare(ctx: InferContext) -> list[TensorType]:
     _check_same_dtype(ctx, 2)
     return [(DType.BOOL, broadcast(ctx, [ctx.shape(0), ctx.shape(1)]))]
+
+
+# Ops with their own kernels (csrc/kernels/unary_extra.cpp), outside the fused programs' op table.
+MATH = ("Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "Tan")
+_INTEGER = {DType.INT8, DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.UINT32, DType.INT64,
+            DType.UINT64}
+_UNSIGNED = {DType.UINT8, DType.UINT16, DType.UINT32, DType.UINT64}
+
+
+@register(*MATH)
+def _math(ctx: InferContext) -> list[TensorType]:
+    _check_dtypes(ctx, 1, _FLOAT_ONLY, "floating-point")
+    return [ctx.type(0)]
+
+
+@register("IsNaN", "IsInf")
+def _float_class(ctx: InferContext) -> list[TensorType]:
+    _check_dtypes(ctx, 1, _FLOAT_ONLY, "floating-point")
+    return [(DType.BOOL, ctx.shape(0))]
+
+
+@register("BitwiseNot", since=18)
+def _bitwise_not(ctx: InferContext) -> list[TensorType]:
+    _check_dtypes(ctx, 1, _INTEGER, "integer")
+    return [ctx.type(0)]
+
+
+@register("BitwiseAnd", "BitwiseOr", "BitwiseXor", since=18)
+@register("BitShift", since=11)
+def _bitwise(ctx: InferContext) -> list[TensorType]:
+    _check_same_dtype(ctx, 2)
+    unsigned = ctx.node.op_type == "BitShift"
+    _check_dtypes(ctx, 2, _UNSIGNED if unsigned else _INTEGER, "unsigned integer" if unsigned else "integer")
+    if unsigned and ctx.attr("direction") not in ("LEFT", "RIGHT"):
+        ctx.fail(f"direction={ctx.attr('direction')!r} is not supported; supported: 'LEFT', 'RIGHT'")
+    return [(ctx.dtype(0), broadcast(ctx, [ctx.shape(0), ctx.shape(1)]))]
+
+
+def _check_dtypes(ctx: InferContext, count: int, allowed: set[DType], what: str) -> None:
+    for index in range(count):
+        dtype = ctx.dtype(index)
+        if dtype is not None and dtype not in allowed:
+            ctx.fail(f"input {index} has dtype {dtype.name}; {ctx.node.op_type} takes {what} tensors")
 
 
 @register("Max", "Min", elementwise=True)

@@ -1,6 +1,6 @@
 """Neural-network ops: Conv/ConvTranspose (with the fused epilogue attributes), Gemm, MatMul (batched,
-broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization and
-(Log)Softmax.
+broadcast, optional fused bias), Max/Average/Global pools, Batch/Layer/Instance normalization,
+(Log)Softmax, LRN, GridSample, RoiAlign, MaxRoiPool and MaxUnpool.
 
 Window ops share one size rule per spatial axis:
     out = floor_or_ceil((in + pad_begin + pad_end - dilation*(kernel-1) - 1) / stride) + 1
@@ -83,11 +83,13 @@ FLOAT_DTYPES = (DType.FLOAT, DType.FLOAT16)  # what the kernels of this file's o
 # matmul.cpp, pool.cpp, softmax_norm.cpp)
 
 
-def _check_float_operands(ctx: InferContext) -> None:
+def _check_float_operands(ctx: InferContext, *indices: int) -> None:
     """Conv, ConvTranspose, MatMul, Gemm, the pools, the normalizations and Softmax run on FLOAT or FLOAT16
-    operands only: another dtype compiled before and then found no kernel at load (issue 13, item 7's kind;
-    found by tests/fuzz/onnx_atc.py)."""
+    operands only (`indices`: the inputs to check, default all): another dtype compiled before and then found no
+    kernel at load (issue 13, item 7's kind; found by tests/fuzz/onnx_atc.py)."""
     for index, value in enumerate(ctx.node.inputs):
+        if indices and index not in indices:
+            continue
         if value is not None and value.dtype is not None and value.dtype not in FLOAT_DTYPES:
             ctx.fail(f"input {index} ({value.name!r}) has dtype {value.dtype.name}; "
                      f"{ctx.node.op_type} supports FLOAT and FLOAT16")
@@ -109,9 +111,17 @@ def _check_activation(ctx: InferContext) -> None:
 def _conv(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
     _check_float_operands(ctx)
-    x, w = ctx.shape(0), ctx.shape(1)
+    w = ctx.shape(1)
+    out = conv_shape(ctx, ctx.shape(0), w)
+    if out is not None:
+        _check_bias(ctx, w[0])  # type: ignore[index]
+    return [(ctx.dtype(0), out)]
+
+
+def conv_shape(ctx: InferContext, x: Shape | None, w: Shape | None) -> Shape | None:
+    """The output shape of a convolution of `x` by weights `w` under the node's window attributes."""
     if x is None or w is None:
-        return [(ctx.dtype(0), None)]
+        return None
     if len(x) < 3 or len(w) != len(x):
         ctx.fail(f"input {x} and weight {w} must have the same rank >= 3")
     group = ctx.int_attr("group", 1)
@@ -121,9 +131,8 @@ def _conv(ctx: InferContext) -> list[TensorType]:
     given = ctx.ints_attr("kernel_shape")
     if given is not None and all(isinstance(d, int) for d in w[2:]) and list(given) != list(w[2:]):
         ctx.fail(f"kernel_shape {list(given)} contradicts the weight's spatial dims {list(w[2:])}")
-    _check_bias(ctx, w[0])
     kernel = given or [int(d) for d in w[2:]]
-    return [(ctx.dtype(0), (x[0], w[0], *window_output(ctx, x, kernel)))]
+    return (x[0], w[0], *window_output(ctx, x, kernel))
 
 
 @register("ConvTranspose")
@@ -186,9 +195,18 @@ def _gemm(ctx: InferContext) -> list[TensorType]:
 def _matmul(ctx: InferContext) -> list[TensorType]:
     _check_activation(ctx)
     _check_float_operands(ctx)
-    a, b = ctx.shape(0), ctx.shape(1)
+    out = matmul_shape(ctx, ctx.shape(0), ctx.shape(1))
+    if ctx.input(2) is not None and out is not None:  # fused bias
+        full = broadcast(ctx, [ctx.shape(2), out])
+        if full is not None and tuple(full) != tuple(out):
+            ctx.fail(f"fused bias {ctx.shape(2)} does not broadcast to the output {out}")
+    return [(ctx.dtype(0), out)]
+
+
+def matmul_shape(ctx: InferContext, a: Shape | None, b: Shape | None) -> Shape | None:
+    """numpy.matmul's output shape (1-D operands promoted and the added dim removed, batch dims broadcast)."""
     if a is None or b is None:
-        return [(ctx.dtype(0), None)]
+        return None
     if not a or not b:
         ctx.fail(f"inputs must not be scalars: {a}, {b}")
     a2 = (1, *a) if len(a) == 1 else a
@@ -197,12 +215,7 @@ def _matmul(ctx: InferContext) -> list[TensorType]:
     if isinstance(k, int) and isinstance(k2, int) and k != k2:
         ctx.fail(f"inner dimensions differ: {a} x {b}")
     batch = broadcast(ctx, [a2[:-2], b2[:-2]]) or ()
-    out = (*batch, *(a2[-2:-1] if len(a) > 1 else ()), *(b2[-1:] if len(b) > 1 else ()))
-    if ctx.input(2) is not None:  # fused bias
-        full = broadcast(ctx, [ctx.shape(2), out])
-        if full is not None and tuple(full) != tuple(out):
-            ctx.fail(f"fused bias {ctx.shape(2)} does not broadcast to the output {out}")
-    return [(ctx.dtype(0), tuple(out))]
+    return (*batch, *(a2[-2:-1] if len(a) > 1 else ()), *(b2[-1:] if len(b) > 1 else ()))
 
 
 @register("MaxPool", "AveragePool")
@@ -289,3 +302,109 @@ def _softmax(ctx: InferContext) -> list[TensorType]:
     if x is not None:
         norm_axis(ctx, ctx.int_attr("axis", -1), len(x))
     return [ctx.type(0)]
+
+
+GRID_SAMPLE_MODES = ("linear", "bilinear", "nearest", "cubic", "bicubic")  # opset 16 names bilinear/bicubic
+GRID_SAMPLE_PADDING = ("zeros", "border", "reflection")
+
+
+@register("GridSample", since=20)  # the IR has opset 20's mode names
+def _grid_sample(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    if ctx.attr("mode", "linear") not in GRID_SAMPLE_MODES:
+        ctx.fail(f"mode={ctx.attr('mode')!r} is not supported; supported: {', '.join(GRID_SAMPLE_MODES)}")
+    if ctx.attr("padding_mode", "zeros") not in GRID_SAMPLE_PADDING:
+        ctx.fail(f"padding_mode={ctx.attr('padding_mode')!r} is not supported; supported: "
+                 f"{', '.join(GRID_SAMPLE_PADDING)}")
+    x, grid = ctx.shape(0), ctx.shape(1)
+    if x is None or grid is None:
+        return [(ctx.dtype(0), None)]
+    spatial = len(x) - 2
+    if spatial not in (2, 3) or len(grid) != len(x) or (isinstance(grid[-1], int) and grid[-1] != spatial):
+        ctx.fail(f"input {x} and grid {grid}: a 4-D or 5-D input needs a grid of its rank with last dim {spatial}")
+    if any(d == 0 for d in x[2:]):
+        ctx.fail(f"input {x} has an empty spatial dim: nothing to sample")
+    if spatial == 3 and ctx.attr("mode") in ("cubic", "bicubic"):
+        ctx.fail("mode='cubic' is not defined for 5-D (volumetric) inputs")
+    return [(ctx.dtype(0), (x[0], x[1], *grid[1:-1]))]
+
+
+@register("LRN", since=13)
+def _lrn(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    x, size = ctx.shape(0), ctx.attr("size")
+    if not isinstance(size, int) or size < 1:
+        ctx.fail(f"size={size!r} must be a positive int")
+    if x is not None and len(x) < 3:
+        ctx.fail(f"input rank {len(x)} must be >= 3 (N, C, spatial...)")
+    return [ctx.type(0)]
+
+
+@register("RoiAlign", since=16)
+def _roi_align(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx, 0, 1)
+    if ctx.attr("mode", "avg") not in ("avg", "max"):
+        ctx.fail(f"mode={ctx.attr('mode')!r} is not supported; supported: 'avg', 'max'")
+    if ctx.attr("coordinate_transformation_mode", "half_pixel") not in ("half_pixel", "output_half_pixel"):
+        ctx.fail(f"coordinate_transformation_mode={ctx.attr('coordinate_transformation_mode')!r} is not supported; "
+                 "supported: 'half_pixel', 'output_half_pixel'")
+    if ctx.dtype(2) not in (None, DType.INT64):
+        ctx.fail(f"batch_indices must be int64, got {ctx.dtype(2).name}")  # type: ignore[union-attr]
+    x, rois = ctx.shape(0), ctx.shape(1)
+    if (x is not None and len(x) != 4) or (rois is not None and (len(rois) != 2 or rois[1] not in (4,))):
+        ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 4]")
+    if min(ctx.int_attr("output_height", 1), ctx.int_attr("output_width", 1)) < 1:
+        ctx.fail(f"output_height and output_width must be positive, got {ctx.attr('output_height')}, "
+                 f"{ctx.attr('output_width')}")
+    batch = ctx.shape(2)
+    if rois is not None and batch is not None and (len(batch) != 1 or _differ(batch[0], rois[0])):
+        ctx.fail(f"batch_indices of shape {list(batch)} must be [{rois[0]}] (one per roi)")
+    if x is None or rois is None:
+        return [(ctx.dtype(0), None)]
+    return [(ctx.dtype(0), (rois[0], x[1], ctx.int_attr("output_height", 1), ctx.int_attr("output_width", 1)))]
+
+
+def _differ(a: Dim, b: Dim) -> bool:
+    """Two dims that are known to differ (both static and unequal)."""
+    return isinstance(a, int) and isinstance(b, int) and a != b
+
+
+@register("MaxRoiPool")
+def _max_roi_pool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx)
+    x, rois, pooled = ctx.shape(0), ctx.shape(1), ctx.ints_attr("pooled_shape")
+    if pooled is None or len(pooled) != 2 or min(pooled) < 1:
+        ctx.fail(f"pooled_shape={pooled} must be two positive ints")
+    if (x is not None and len(x) != 4) or (rois is not None and (len(rois) != 2 or rois[1] not in (5,))):
+        ctx.fail(f"X {x} must be 4-D and rois {rois} [num_rois, 5] (batch index, x1, y1, x2, y2)")
+    if x is None or rois is None:
+        return [(ctx.dtype(0), None)]
+    return [(ctx.dtype(0), (rois[0], x[1], *pooled))]  # type: ignore[misc]
+
+
+@register("MaxUnpool", since=11)
+def _max_unpool(ctx: InferContext) -> list[TensorType]:
+    _check_float_operands(ctx, 0)
+    if ctx.dtype(1) not in (None, DType.INT64):
+        ctx.fail(f"I must be int64, got {ctx.dtype(1).name}")  # type: ignore[union-attr]
+    x, kernel = ctx.shape(0), ctx.ints_attr("kernel_shape")
+    if kernel is None:
+        ctx.fail("attribute kernel_shape is required")
+    if x is None:
+        return [(ctx.dtype(0), None)]
+    spatial = len(x) - 2
+    if spatial < 1 or len(kernel) != spatial or ctx.shape(1) not in (None, x):
+        ctx.fail(f"X {x}, I {ctx.shape(1)} and kernel_shape {kernel} do not fit")
+    if ctx.input(2) is not None:
+        given = ctx.static_ints(2)
+        if given is None:
+            return [(ctx.dtype(0), tuple(ctx.fresh(0, i) for i in range(len(x))))]
+        return [(ctx.dtype(0), tuple(given))]
+    strides = ctx.ints_attr("strides") or [1] * spatial
+    pads = ctx.ints_attr("pads") or [0] * (2 * spatial)
+    out: list[Dim] = [x[0], x[1]]
+    for axis in range(spatial):
+        size = x[2 + axis]
+        out.append((size - 1) * strides[axis] + kernel[axis] - pads[axis] - pads[axis + spatial]
+                   if isinstance(size, int) else ctx.fresh(0, 2 + axis))
+    return [(ctx.dtype(0), tuple(out))]

@@ -1,5 +1,5 @@
 """Data-movement and shape ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice,
-Gather, GatherElements, Expand, Tile, Pad, Resize, Shape, ConstantOfShape, Range, Constant.
+Gather, GatherElements, Expand, Tile, Pad, Resize, Shape, Size, ConstantOfShape, Range, Constant.
 
 Besides types, Shape/Gather/Unsqueeze/Squeeze/Concat/Slice propagate the (partially symbolic) contents of the
 1-D int64 tensors that exporters build shapes with, so that `Shape -> Gather -> Unsqueeze -> Concat ->
@@ -16,7 +16,7 @@ from ..ir import Dim, DType, Shape
 from ._common import InferContext, TensorType, broadcast, dim_prod, infer_minus_one, norm_axis, sliced_len
 from ._registry import register
 
-RESIZE_MODES = ("nearest", "linear")
+RESIZE_MODES = ("nearest", "linear", "cubic")
 
 
 @register("Reshape")
@@ -271,6 +271,8 @@ def _resize(ctx: InferContext) -> list[TensorType]:
     mode = ctx.attr("mode", "nearest")
     if mode not in RESIZE_MODES:
         ctx.fail(f"mode={mode!r} is not supported; supported: {', '.join(RESIZE_MODES)}")
+    if mode != "nearest" and ctx.dtype(0) not in (None, DType.FLOAT, DType.FLOAT16):
+        ctx.fail(f"mode={mode!r} needs FLOAT or FLOAT16 input, got {ctx.dtype(0).name}")  # type: ignore[union-attr]
     x = ctx.shape(0)
     if x is None:
         return [(ctx.dtype(0), None)]
@@ -299,6 +301,11 @@ def _shape(ctx: InferContext) -> list[TensorType]:
     dims = list(x)[slice(start, None if end is None else int(end))]  # type: ignore[call-overload]
     ctx.set_known(0, dims)
     return [(DType.INT64, (len(dims),))]
+
+
+@register("Size")
+def _size(ctx: InferContext) -> list[TensorType]:
+    return [(DType.INT64, ())]
 
 
 @register("ConstantOfShape")
