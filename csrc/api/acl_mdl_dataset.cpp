@@ -24,7 +24,7 @@ std::shared_ptr<aclmdlDataset> dataset_with_index(const aclmdlDataset* dataset, 
 }  // namespace
 
 aclmdlDataset* aclmdlCreateDataset() {
-  return model::add_dataset();
+  return model::add_dataset(__func__);
 }
 
 aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {

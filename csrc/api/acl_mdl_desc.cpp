@@ -132,7 +132,7 @@ aclError query_sizes(const uint8_t* data, size_t size, size_t* workSize, size_t*
 }  // namespace
 
 aclmdlDesc* aclmdlCreateDesc() {
-  return model::add_desc();
+  return model::add_desc(__func__);
 }
 
 aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {

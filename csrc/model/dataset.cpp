@@ -16,7 +16,9 @@ HandleRegistry<aclmdlDataset>& datasets() {
 
 }  // namespace
 
-aclmdlDataset* add_dataset() { return static_cast<aclmdlDataset*>(datasets().add(std::make_shared<aclmdlDataset>())); }
+aclmdlDataset* add_dataset(const char* api) {
+  return static_cast<aclmdlDataset*>(datasets().add(std::make_shared<aclmdlDataset>(), api));
+}
 
 std::shared_ptr<aclmdlDataset> remove_dataset(const aclmdlDataset* handle) { return datasets().remove(handle); }
 

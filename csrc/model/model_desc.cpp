@@ -22,7 +22,9 @@ HandleRegistry<aclmdlDesc>& descs() {
 
 }  // namespace
 
-aclmdlDesc* add_desc() { return static_cast<aclmdlDesc*>(descs().add(std::make_shared<aclmdlDesc>())); }
+aclmdlDesc* add_desc(const char* api) {
+  return static_cast<aclmdlDesc*>(descs().add(std::make_shared<aclmdlDesc>(), api));
+}
 
 bool remove_desc(const aclmdlDesc* handle) { return descs().remove(handle) != nullptr; }
 
