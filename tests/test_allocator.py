@@ -15,7 +15,7 @@ from acl_helpers import ROOT, run_unit_check
 SOURCES = [ROOT / "csrc" / "core" / "error.cpp", ROOT / "csrc" / "core" / "log.cpp",
            ROOT / "csrc" / "core" / "log_file.cpp", ROOT / "csrc" / "core" / "live_objects.cpp",
            ROOT / "csrc" / "core" / "fault_injection.cpp", ROOT / "csrc" / "core" / "byte_size.cpp",
-           ROOT / "csrc" / "runtime" / "profiler.cpp", *sorted((ROOT / "csrc" / "device").glob("*.cpp"))]
+           ROOT / "csrc" / "prof" / "profiler.cpp", *sorted((ROOT / "csrc" / "device").glob("*.cpp"))]
 
 
 @pytest.mark.parametrize("sanitizer", [None, "address,undefined", "thread"])

@@ -50,7 +50,7 @@ def build_check(tmp_path: Path, *flags: str) -> Path:
     """tests/c/op_attr_check.cpp with the sources it checks (the internals are not exported)."""
     program = tmp_path / "op_attr_check"
     sources = [TESTS / "c" / "op_attr_check.cpp", ROOT / "csrc" / "api" / "acl_op_attr.cpp",
-               ROOT / "csrc" / "runtime" / "op_attr.cpp", ROOT / "csrc" / "core" / "error.cpp",
+               ROOT / "csrc" / "op" / "op_attr.cpp", ROOT / "csrc" / "core" / "error.cpp",
                ROOT / "csrc" / "core" / "live_objects.cpp", ROOT / "csrc" / "core" / "log.cpp",
                ROOT / "csrc" / "core" / "log_file.cpp"]
     command = ["g++", "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", *flags,

@@ -3,9 +3,9 @@
 // (aclrtSetExceptionInfoCallback and the getters of the aclrtExceptionInfo it receives).
 #include "acl/acl.h"
 #include "core/error.h"
+#include "prof/profiler.h"
 #include "runtime/context.h"
 #include "runtime/exception_info.h"
-#include "runtime/profiler.h"
 #include "runtime/report_queue.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"

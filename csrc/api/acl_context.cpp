@@ -1,9 +1,9 @@
 // Contexts: create (becomes current for the calling thread), destroy, per-thread current context.
 #include "acl/acl.h"
 #include "core/error.h"
+#include "prof/profiler.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;

@@ -1,9 +1,9 @@
 // Device selection, reset, synchronization and device-wide settings.
 #include "acl/acl.h"
 #include "core/error.h"
+#include "prof/profiler.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;

@@ -5,7 +5,7 @@
 // (ACL_MEM_MALLOC_HUGE_ONLY); it is ordinary device memory for copies, operators and models alike.
 #include "api/device_malloc.h"
 #include "api/dvpp_interface.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 using namespace ascendsim;
 

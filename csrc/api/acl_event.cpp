@@ -7,8 +7,8 @@
 #include "api/sync_timeout.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
+#include "prof/profiler.h"
 #include "runtime/event.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 

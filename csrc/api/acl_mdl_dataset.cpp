@@ -10,7 +10,6 @@
 
 #include "acl/acl.h"
 #include "core/error.h"
-#include "core/handle_registry.h"
 #include "model/dataset.h"
 #include "runtime/tensor_desc.h"
 
@@ -18,58 +17,19 @@ using namespace ascendsim;
 
 namespace {
 
-HandleRegistry<aclmdlDataset>& datasets() {
-  static auto* registry = new HandleRegistry<aclmdlDataset>("dataset");  // outlives late destructors at exit
-  return *registry;
-}
-
 // The live dataset `dataset` when `index` names one of its buffers (buffers only grow: the index stays
 // valid), else null with the error recorded for `api`.
 std::shared_ptr<aclmdlDataset> dataset_with_index(const aclmdlDataset* dataset, size_t index, const char* api);
 
 }  // namespace
 
-namespace ascendsim::model {
-
-std::shared_ptr<aclmdlDataset> find_dataset(const aclmdlDataset* handle) {
-  return handle == nullptr ? nullptr : datasets().find(handle);
-}
-
-bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* out, bool* has_descs) {
-  const auto dataset = find_dataset(handle);
-  if (!dataset) return false;
-  std::lock_guard<std::mutex> lock(dataset->mutex);
-  *out = dataset->buffers;
-  if (has_descs != nullptr) *has_descs = !dataset->descs.empty();
-  return true;
-}
-
-void reset_output_descs(const aclmdlDataset* handle, const char* api) {
-  const auto dataset = find_dataset(handle);
-  if (!dataset) return;
-  std::vector<std::shared_ptr<aclTensorDesc>> fresh;
-  {
-    std::lock_guard<std::mutex> lock(dataset->mutex);
-    fresh.resize(dataset->buffers.size());
-  }
-  for (auto& desc : fresh) desc = new_tensor_desc({}, true, api);  // a failed allocation leaves no desc
-  {
-    std::lock_guard<std::mutex> lock(dataset->mutex);
-    dataset->descs.swap(fresh);
-  }
-  for (const auto& old : fresh)
-    if (old) retire_tensor_desc(old.get());
-}
-
-}  // namespace ascendsim::model
-
 aclmdlDataset* aclmdlCreateDataset() {
-  return static_cast<aclmdlDataset*>(datasets().add(std::make_shared<aclmdlDataset>()));
+  return model::add_dataset(__func__);
 }
 
 aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
   ASCENDSIM_CHECK_NOT_NULL(dataset);
-  const auto removed = datasets().remove(dataset);
+  const auto removed = model::remove_dataset(dataset);
   if (!removed)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: dataset %p is not live (destroyed twice or never created)", __func__,
                 static_cast<const void*>(dataset));

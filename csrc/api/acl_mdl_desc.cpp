@@ -30,11 +30,6 @@ using ascendsim::model::ModelDef;
 
 namespace {
 
-HandleRegistry<aclmdlDesc>& descs() {
-  static auto* registry = new HandleRegistry<aclmdlDesc>("model desc");  // outlives late destructors at exit
-  return *registry;
-}
-
 // The description's ModelDef, or null with the error recorded (handle not live, or no GetDesc* yet).
 std::shared_ptr<const ModelDef> model_of(const aclmdlDesc* handle, const char* api) {
   const auto desc = model::find_desc(handle, api);
@@ -136,55 +131,13 @@ aclError query_sizes(const uint8_t* data, size_t size, size_t* workSize, size_t*
 
 }  // namespace
 
-namespace ascendsim::model {
-
-std::shared_ptr<aclmdlDesc> find_desc(const aclmdlDesc* handle, const char* api) {
-  if (handle == nullptr) {
-    fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'modelDesc' is NULL", api);
-    return nullptr;
-  }
-  auto desc = descs().find(handle);
-  if (!desc)
-    fail(ACL_ERROR_INVALID_PARAM, "%s: model description %p is not live (destroyed or never created)", api,
-         static_cast<const void*>(handle));
-  return desc;
-}
-
-aclError read_model_file(const char* path, const char* api, std::vector<uint8_t>* out) {
-  struct stat info {};
-  if (::stat(path, &info) != 0)
-    return fail(static_cast<aclError>(ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID), "%s: cannot open model file \"%s\": %s",
-                api, path, std::strerror(errno));
-  if (!S_ISREG(info.st_mode))
-    return fail(static_cast<aclError>(ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID),
-                "%s: model path \"%s\" is not a regular file", api, path);
-  std::FILE* file = std::fopen(path, "rb");
-  if (file == nullptr)
-    return fail(static_cast<aclError>(ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID), "%s: cannot open model file \"%s\": %s",
-                api, path, std::strerror(errno));
-  bool ok = true;
-  try {
-    out->assign(static_cast<size_t>(info.st_size), 0);
-  } catch (const std::exception&) {
-    ok = false;
-  }
-  ok = ok && (out->empty() || std::fread(out->data(), 1, out->size(), file) == out->size());
-  std::fclose(file);
-  if (!ok)
-    return fail(static_cast<aclError>(ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID),
-                "%s: cannot read the %lld bytes of model file \"%s\"", api, static_cast<long long>(info.st_size), path);
-  return ACL_SUCCESS;
-}
-
-}  // namespace ascendsim::model
-
 aclmdlDesc* aclmdlCreateDesc() {
-  return static_cast<aclmdlDesc*>(descs().add(std::make_shared<aclmdlDesc>()));
+  return model::add_desc(__func__);
 }
 
 aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
   ASCENDSIM_CHECK_NOT_NULL(modelDesc);
-  if (!descs().remove(modelDesc))
+  if (!model::remove_desc(modelDesc))
     return fail(ACL_ERROR_INVALID_PARAM, "%s: model description %p is not live (destroyed twice or never created)",
                 __func__, static_cast<const void*>(modelDesc));
   return ACL_SUCCESS;

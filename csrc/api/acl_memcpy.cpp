@@ -23,18 +23,37 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
-#include "api/memory_checks.h"
 #include "core/enum_value.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "prof/profiler.h"
+#include "runtime/allocation_check.h"
 #include "runtime/host_memory.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 
 using namespace ascendsim;
 
 namespace {
+
+bool valid_memcpy_kind(int kind) { return kind >= ACL_MEMCPY_HOST_TO_HOST && kind <= ACL_MEMCPY_DEFAULT; }
+
+const char* memcpy_kind_name(int kind) {
+  switch (kind) {
+    case ACL_MEMCPY_HOST_TO_HOST: return "ACL_MEMCPY_HOST_TO_HOST";
+    case ACL_MEMCPY_HOST_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_DEVICE";
+    case ACL_MEMCPY_DEVICE_TO_HOST: return "ACL_MEMCPY_DEVICE_TO_HOST";
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: return "ACL_MEMCPY_DEVICE_TO_DEVICE";
+    case ACL_MEMCPY_DEFAULT: return "ACL_MEMCPY_DEFAULT";
+    default: return "?";
+  }
+}
+
+// The copy direction the two regions imply.
+aclrtMemcpyKind implied_memcpy_kind(const MemoryRegion& dst, const MemoryRegion& src) {
+  if (dst.is_device()) return src.is_device() ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE;
+  return src.is_device() ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_HOST;
+}
 
 aclError null_argument(const char* api, const char* arg) {
   return fail(ACL_ERROR_INVALID_PARAM, "%s: argument '%s' is NULL", api, arg);
@@ -180,8 +199,8 @@ aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, in
   if (!valid_memcpy_kind(kind)) return invalid_kind(api, kind);
   if (count > destMax)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than destMax %zu", api, count, destMax);
-  if (aclError ret = check_region(dst, count, api, "dst", dst_region)) return ret;
-  return check_region(src, count, api, "src", src_region);
+  if (aclError ret = check_region(dst, count, ACL_ERROR_RT_PARAM_INVALID, api, "dst", dst_region)) return ret;
+  return check_region(src, count, ACL_ERROR_RT_PARAM_INVALID, api, "src", src_region);
 }
 
 // A fill touches device memory or an aclrtMallocHost buffer, inside its allocation.
@@ -189,7 +208,7 @@ aclError check_set(void* devPtr, size_t maxCount, size_t count, const char* api,
   if (devPtr == nullptr) return null_argument(api, "devPtr");
   if (count > maxCount)
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than maxCount %zu", api, count, maxCount);
-  if (aclError ret = check_region(devPtr, count, api, "devPtr", region)) return ret;
+  if (aclError ret = check_region(devPtr, count, ACL_ERROR_RT_PARAM_INVALID, api, "devPtr", region)) return ret;
   if (!region->pinned)
     return fail(ACL_ERROR_RT_PARAM_INVALID,
                 "%s: devPtr %p is host memory the ACL did not allocate (malloc, a numpy array, the stack): fill "
@@ -243,12 +262,12 @@ aclError check_copy_2d(const Copy2d& c, int kind, bool async, const char* api, M
   size_t dst_span = 0, src_span = 0;
   if (aclError ret = span_2d(c.dpitch, c.width, c.height, api, "dst", &dst_span)) return ret;
   if (aclError ret = span_2d(c.spitch, c.width, c.height, api, "src", &src_span)) return ret;
-  if (aclError ret = check_region(c.dst, dst_span, api, "dst", dst_region)) {
+  if (aclError ret = check_region(c.dst, dst_span, ACL_ERROR_RT_PARAM_INVALID, api, "dst", dst_region)) {
     add_error_context("dst rows: %zu rows of %zu bytes, dpitch %zu, spanning %zu bytes", c.height, c.width, c.dpitch,
                       dst_span);
     return ret;
   }
-  if (aclError ret = check_region(c.src, src_span, api, "src", src_region)) {
+  if (aclError ret = check_region(c.src, src_span, ACL_ERROR_RT_PARAM_INVALID, api, "src", src_region)) {
     add_error_context("src rows: %zu rows of %zu bytes, spitch %zu, spanning %zu bytes", c.height, c.width, c.spitch,
                       src_span);
     return ret;

@@ -6,14 +6,14 @@
 
 #include "acl/acl_rt.h"
 #include "api/device_malloc.h"
-#include "api/memory_checks.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
 #include "core/log.h"
+#include "prof/profiler.h"
+#include "runtime/allocation_check.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/host_memory.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;
@@ -34,7 +34,7 @@ aclError check_cache_range(void* devPtr, size_t size, const char* api) {
   if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "%s: argument 'devPtr' is NULL", api);
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0 (must be positive)", api);
   MemoryRegion region;
-  if (aclError ret = check_region(devPtr, size, api, "devPtr", &region)) return ret;
+  if (aclError ret = check_region(devPtr, size, ACL_ERROR_RT_PARAM_INVALID, api, "devPtr", &region)) return ret;
   if (!region.is_device())
     return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: devPtr %p is host memory, not device memory", api, devPtr);
   return ACL_SUCCESS;

@@ -17,7 +17,7 @@
 #include "core/enum_value.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "runtime/op_attr.h"
+#include "op/op_attr.h"
 
 using namespace ascendsim;
 

@@ -8,9 +8,9 @@
 #include "core/error.h"
 #include "core/handle_registry.h"
 #include "op/lower.h"
+#include "op/op_attr.h"
 #include "op/op_cache.h"
 #include "op/op_runner.h"
-#include "runtime/op_attr.h"
 #include "runtime/tensor_desc.h"
 
 using namespace ascendsim;

@@ -23,7 +23,7 @@
 #include "acl/acl_op_compiler.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "runtime/op_settings.h"
+#include "op/op_settings.h"
 #include "runtime/runtime.h"
 
 using namespace ascendsim;

@@ -1,5 +1,5 @@
 // The aclprof* collection API: aclprofInit (output directory) -> aclprofCreateConfig -> aclprofStart ...
-// aclprofStop -> aclprofFinalize (writes the trace and summary, see runtime/profiler.h). The checks and their
+// aclprofStop -> aclprofFinalize (writes the trace and summary, see prof/profiler.h). The checks and their
 // codes follow CANN's profiling manager: a null or mis-sized path is ACL_ERROR_INVALID_PARAM; init while the
 // command-line mode (aclInit's JSON, the environment) runs is ACL_ERROR_PROF_ALREADY_RUN, a second init
 // ACL_ERROR_REPEAT_INITIALIZE; start / stop / finalize without init are ACL_ERROR_PROF_NOT_RUN (in the
@@ -14,9 +14,9 @@
 #include "acl/acl_prof.h"
 #include "core/error.h"
 #include "core/handle_registry.h"
-#include "runtime/profiler.h"
-#include "runtime/profiler_buffer.h"
-#include "runtime/profiler_session.h"
+#include "prof/profiler.h"
+#include "prof/profiler_buffer.h"
+#include "prof/profiler_session.h"
 #include "runtime/runtime.h"
 
 struct aclprofConfig {

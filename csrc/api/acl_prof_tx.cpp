@@ -19,7 +19,7 @@
 #include "acl/acl_prof.h"
 #include "core/error.h"
 #include "core/handle_registry.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 using namespace ascendsim;
 

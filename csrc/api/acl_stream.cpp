@@ -11,8 +11,8 @@
 #include "core/enum_value.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
+#include "prof/profiler.h"
 #include "runtime/context.h"
-#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 #include "runtime/stream.h"
 

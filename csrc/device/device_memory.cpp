@@ -5,7 +5,7 @@
 #include "core/fault_injection.h"
 #include "device/address_range.h"
 #include "device/caching_allocator.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 namespace ascendsim {
 

@@ -91,7 +91,7 @@ class DeviceMemory {
   size_t capacity() const;
 
  private:
-  void sample() const;  // the profiler's memory counter (runtime/profiler.h)
+  void sample() const;  // the profiler's memory counter (prof/profiler.h)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

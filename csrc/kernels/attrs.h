@@ -1,6 +1,6 @@
 // Attrs: a node's attributes as the loader decoded them from the .om attribute blob (docs/om-format.md
 // §4.5): ints, floats, strings, lists of them, tensors and dicts (a FusedElementwise `program` is a list of
-// dicts); single operators add lists of int lists (aclopSetAttrListListInt, runtime/op_attr.h). Kernels
+// dicts); single operators add lists of int lists (aclopSetAttrListListInt, op/op_attr.h). Kernels
 // read them by name with a default; they never see the file layout.
 #pragma once
 #include <cstdint>

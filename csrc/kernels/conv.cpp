@@ -13,6 +13,7 @@
 
 #include "kernels/conv_geometry.h"
 #include "kernels/depthwise.h"
+#include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/product_path.h"
 #include "kernels/simd/row_loops.h"

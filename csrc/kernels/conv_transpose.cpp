@@ -7,6 +7,7 @@
 // plane). Float16 storage is widened; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
+#include "kernels/epilogue.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/thread_pool.h"

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/conv_geometry.h"
+#include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 
 namespace ascendsim::kernels {

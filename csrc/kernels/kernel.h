@@ -72,6 +72,8 @@ std::vector<std::string> registered_kernels();  // "Op" or "domain::Op", sorted
 
 }  // namespace ascendsim::kernels
 
-// In a kernel's .cpp: ASCENDSIM_REGISTER_KERNEL(Relu, "", make_relu); registration runs at library load.
-#define ASCENDSIM_REGISTER_KERNEL(name, domain, factory) \
+// In a kernel's .cpp: ASCENDSIM_KERNEL(Relu, "", make_relu); registration runs at library load. (Node flags
+// need no wrapper: the executor applies ROUND_OUTPUTS_FP16 after every node, csrc/model/loaded_model.cpp, and
+// the cube kernels read ROUND_INPUTS_FP16 themselves.)
+#define ASCENDSIM_KERNEL(name, domain, factory) \
   static const bool ascendsim_kernel_registered_##name = ::ascendsim::kernels::register_kernel(#name, domain, factory)

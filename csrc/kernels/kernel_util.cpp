@@ -162,13 +162,6 @@ float* scratch_floats(int slot, size_t count) {
   return buffers[slot & 15].reserve(count);
 }
 
-std::unique_ptr<Kernel> apply_node_flags(const NodeSpec& spec, std::unique_ptr<Kernel> kernel) {
-  // ROUND_OUTPUTS_FP16 is applied by the executor for every node (csrc/model/loaded_model.cpp), and
-  // ROUND_INPUTS_FP16 by the cube kernels themselves; nothing to wrap today.
-  (void)spec;
-  return kernel;
-}
-
 }  // namespace ascendsim::kernels
 
 namespace ascendsim::kernels {

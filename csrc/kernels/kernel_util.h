@@ -54,17 +54,6 @@ BroadcastPlan plan_broadcast(const std::vector<int64_t>& out_dims, const std::ve
 // Per-thread growable buffers (no allocation once warm); `slot` separates buffers used at the same time.
 float* scratch_floats(int slot, size_t count);
 
-// ---- the fused epilogue (Conv/Gemm/MatMul `activation`, `activation_alpha`, `activation_beta`) -----------
-struct Activation {
-  int op = -1;  // -1: none
-  float alpha = 0, beta = 0;
-};
-bool parse_activation(const NodeSpec& spec, Activation* out, std::string* error);
-void apply_activation(const Activation& act, float* data, int64_t n);
-// For no activation, Relu and Clip (an epilogue that is a clamp): sets the bounds (-inf/+inf when open) and
-// returns true; false for every other activation.
-bool activation_bounds(const Activation& act, float* lo, float* hi);
-
 // ---- factories --------------------------------------------------------------------------------------
 inline bool fail_spec(const NodeSpec& spec, std::string* error, const std::string& message) {
   if (error != nullptr) *error = spec.op_type + " (node '" + spec.name + "'): " + message;
@@ -74,13 +63,6 @@ inline bool fail_spec(const NodeSpec& spec, std::string* error, const std::strin
 inline std::nullptr_t refuse(const NodeSpec& spec, std::string* error, const std::string& message) {
   fail_spec(spec, error, message);
   return nullptr;
-}
-std::unique_ptr<Kernel> apply_node_flags(const NodeSpec& spec, std::unique_ptr<Kernel> kernel);
-
-template <KernelFactory F>
-std::unique_ptr<Kernel> with_flags(const NodeSpec& spec, std::string* error) {
-  auto kernel = F(spec, error);
-  return kernel ? apply_node_flags(spec, std::move(kernel)) : nullptr;
 }
 
 // A kernel from a lambda (for simple ops whose state is captured).
@@ -100,9 +82,6 @@ std::unique_ptr<Kernel> make_lambda_kernel(Fn fn) {
 
 }  // namespace ascendsim::kernels
 
-// Registers a factory wrapped with the node-flag handling.
-#define ASCENDSIM_KERNEL(name, domain, factory) \
-  ASCENDSIM_REGISTER_KERNEL(name, domain, ::ascendsim::kernels::with_flags<factory>)
 
 namespace ascendsim::kernels {
 

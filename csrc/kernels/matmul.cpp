@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/product_path.h"
 #include "kernels/simd/row_loops.h"

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/conv_geometry.h"
+#include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/product_path.h"
 

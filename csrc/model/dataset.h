@@ -19,6 +19,10 @@ struct aclmdlDataset {
 
 namespace ascendsim::model {
 
+// A new, empty dataset (registered), and the removal of one: the dataset it was, or null when not live.
+aclmdlDataset* add_dataset(const char* api);  // `api` made it (named in leak reports)
+std::shared_ptr<aclmdlDataset> remove_dataset(const aclmdlDataset* handle);
+
 // The live dataset `handle`, or null (nothing recorded) when it is NULL or not live. Thread-safe.
 std::shared_ptr<aclmdlDataset> find_dataset(const aclmdlDataset* handle);
 

@@ -34,32 +34,15 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "executor/stream_runner.h"
+#include "kernels/dtype_convert.h"
 #include "kernels/isa.h"
 #include "model/model_trace.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/device.h"
 
 namespace ascendsim::model {
 
 namespace {
-
-// Rounds float32 values to the nearest float16 value (round to nearest even, overflow to +-inf), kept in
-// float32 storage: what ROUND_OUTPUTS_FP16 asks after a node.
-inline float round_to_fp16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  const uint32_t a = u & 0x7FFFFFFFu;
-  if (a >= 0x7F800000u) return x;                      // inf, nan
-  if (a < 0x38800000u) {                               // below 2^-14: fp16 subnormals, steps of 2^-24
-    return std::nearbyint(x * 16777216.0f) * (1.0f / 16777216.0f);
-  }
-  u += 0xFFFu + ((u >> 13) & 1u);                      // round the mantissa to 10 bits, ties to even
-  u &= 0xFFFFE000u;
-  if ((u & 0x7FFFFFFFu) > 0x477FE000u) u = (u & 0x80000000u) | 0x7F800000u;  // above 65504: inf
-  float y;
-  std::memcpy(&y, &u, 4);
-  return y;
-}
 
 struct RoundOutput {
   uint32_t output;  // index among the node's outputs
@@ -83,8 +66,9 @@ extern "C" void ascendsim_run_kernel_round_outputs(void* context) {
   auto* c = static_cast<NodeContext*>(context);
   c->kernel->run(c->inputs, c->outputs);
   for (uint32_t r = 0; r < c->round_count; ++r) {
-    float* p = static_cast<float*>(c->outputs[c->rounds[r].output]);
-    for (size_t i = 0, n = c->rounds[r].count; i < n; ++i) p[i] = round_to_fp16(p[i]);
+    // ROUND_OUTPUTS_FP16: the node's float32 outputs hold float16 values, as on the device.
+    kernels::round_fp16_inplace(static_cast<float*>(c->outputs[c->rounds[r].output]),
+                                static_cast<int64_t>(c->rounds[r].count));
   }
 }
 
@@ -127,6 +111,168 @@ struct PlanInstance {
     if (owns_feature_map && feature_map != nullptr) device->memory().release(feature_map, "aclmdlUnload");
   }
 };
+
+namespace {
+
+// Where the tensors of one plan instance live: feature map + offset, weights + offset; null for a model input
+// or output (a slot patched with the user's buffer at each execution).
+struct TensorPlaces {
+  const PlanDef& plan;
+  uint8_t* feature_map;
+  uint8_t* weights;
+  void* address(uint32_t id) const {
+    const TensorDef& t = plan.tensors[id];
+    if (t.kind == TensorKind::FeatureMap) return feature_map + t.offset;
+    if (t.kind == TensorKind::Weight) return weights + t.offset;
+    return nullptr;
+  }
+};
+
+// A VIEW node whose output coincides with its input: nothing to compute, left out of the tasks.
+bool elided_view(const PlanDef& p, const NodeDef& node) {
+  if ((node.flags & kernels::kView) == 0 || node.inputs.empty() || node.outputs.empty() || node.inputs[0] == kNone)
+    return false;
+  const TensorDef& in = p.tensors[node.inputs[0]];
+  const TensorDef& o = p.tensors[node.outputs[0]];
+  return in.kind == TensorKind::FeatureMap && o.kind == TensorKind::FeatureMap && in.offset == o.offset;
+}
+
+// What a kernel factory sees of a node: its static description, and the data of its constant inputs.
+kernels::NodeSpec node_spec(const TensorPlaces& places, const NodeDef& node) {
+  const PlanDef& p = places.plan;
+  kernels::NodeSpec spec;
+  spec.name = node.name;
+  spec.op_type = node.op_type;
+  spec.domain = node.domain;
+  spec.attrs = &node.attrs;
+  spec.flags = node.flags;
+  for (uint32_t id : node.inputs) {
+    kernels::TensorDesc desc;
+    if (id != kNone) {
+      desc.dtype = p.tensors[id].dtype;
+      desc.dims = p.tensors[id].dims;
+    }
+    spec.inputs.push_back(std::move(desc));
+    spec.present.push_back(id != kNone);
+    spec.constant_data.push_back(id != kNone && p.tensors[id].kind == TensorKind::Weight ? places.address(id)
+                                                                                         : nullptr);
+  }
+  for (uint32_t id : node.outputs) spec.outputs.push_back({p.tensors[id].dtype, p.tensors[id].dims});
+  return spec;
+}
+
+// Stage 3, nodes: one kernel per node from its factory (an elided view gets none). Counts the pointer slots
+// the kept nodes need.
+aclError build_kernels(const TensorPlaces& places, const std::string& model, const char* api, PlanInstance* inst,
+                       std::vector<bool>* skipped, size_t* slot_count) {
+  const PlanDef& p = places.plan;
+  skipped->assign(p.nodes.size(), false);
+  for (size_t n = 0; n < p.nodes.size(); ++n) {
+    const NodeDef& node = p.nodes[n];
+    if (elided_view(p, node)) {
+      (*skipped)[n] = true;  // nothing to compute: output 0 is input 0's bytes
+      inst->kernels.emplace_back();
+      continue;
+    }
+    kernels::KernelFactory factory = kernels::find_kernel(node.op_type, node.domain);
+    if (factory == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s%s%s): no kernel for "
+                  "op type '%s'%s%s in ascendsim", api, model.c_str(), node.name.c_str(),
+                  node.domain.c_str(), node.domain.empty() ? "" : "::", node.op_type.c_str(), node.op_type.c_str(),
+                  node.domain.empty() ? "" : " of domain ", node.domain.c_str());
+    std::string why;
+    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(factory, node_spec(places, node), &why);
+    if (kernel == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
+                  "this node: %s", api, model.c_str(), node.name.c_str(), node.op_type.c_str(),
+                  why.empty() ? "unsupported" : why.c_str());
+    if (log_enabled(kLogDebug)) {
+      const std::string path = kernel->path();
+      log(kLogDebug, "GE", "model '%s': node '%s' (%s): kernel variant %s%s%s", model.c_str(), node.name.c_str(),
+          node.op_type.c_str(), kernels::active_isa_name(), path.empty() ? "" : ", ", path.c_str());
+    }
+    inst->kernels.push_back(std::move(kernel));
+    *slot_count += node.inputs.size() + node.outputs.size();
+  }
+  return ACL_SUCCESS;
+}
+
+// Stage 4a, task sink: every kept node's context (its kernel, its input/output pointer arrays, its fp16
+// rounds). Slots are sized first: contexts point into them. The slots of model inputs and outputs are recorded
+// to be patched at execution. context_of: plan node -> its context (kNone when elided).
+void bind_contexts(const TensorPlaces& places, const std::vector<bool>& skipped, size_t slot_count,
+                   PlanInstance* inst, std::vector<uint32_t>* context_of) {
+  const PlanDef& p = places.plan;
+  inst->slots.assign(slot_count, nullptr);
+  inst->contexts.reserve(p.nodes.size());
+  size_t round_total = 0;
+  for (size_t n = 0; n < p.nodes.size(); ++n)
+    if (!skipped[n] && (p.nodes[n].flags & kernels::kRoundOutputsFp16) != 0) round_total += p.nodes[n].outputs.size();
+  inst->rounds.reserve(round_total);
+  size_t slot = 0;
+  context_of->assign(p.nodes.size(), kNone);
+  for (size_t n = 0; n < p.nodes.size(); ++n) {
+    if (skipped[n]) continue;
+    const NodeDef& node = p.nodes[n];
+    NodeContext ctx;
+    ctx.kernel = inst->kernels[n].get();
+    void** base = inst->slots.data() + slot;
+    for (uint32_t id : node.inputs) {
+      if (id != kNone) {
+        const TensorDef& t = p.tensors[id];
+        inst->slots[slot] = places.address(id);
+        if (t.kind == TensorKind::Input) inst->input_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+        if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+      }
+      ++slot;
+    }
+    void** outs = inst->slots.data() + slot;
+    ctx.inputs = base;
+    ctx.outputs = outs;
+    const bool round = (node.flags & kernels::kRoundOutputsFp16) != 0;
+    ctx.rounds = inst->rounds.data() + inst->rounds.size();
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDef& t = p.tensors[node.outputs[o]];
+      inst->slots[slot] = places.address(node.outputs[o]);
+      if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
+      ++slot;
+      if (round && t.dtype == ACL_FLOAT && t.size > 0) {
+        inst->rounds.push_back({static_cast<uint32_t>(o), static_cast<size_t>(t.size / 4)});
+        ++ctx.round_count;
+      }
+    }
+    (*context_of)[n] = static_cast<uint32_t>(inst->contexts.size());
+    inst->contexts.push_back(ctx);
+  }
+}
+
+// Stage 4b, task sink: the tasks of TASK_INFO per stream, in their order, as the streams' node arrays: a
+// KERNEL task is its node's {func, context}, EVENT_RECORD / EVENT_WAIT become event nodes.
+void sink_tasks(const PlanDef& p, const std::vector<bool>& skipped, const std::vector<uint32_t>& context_of,
+                PlanInstance* inst) {
+  inst->runner = std::make_unique<executor::StreamRunner>(p.stream_count, p.event_count);
+  inst->plan_node.resize(inst->runner->stream_count());
+  inst->plan_task.resize(inst->runner->stream_count());
+  std::vector<uint32_t> records(p.event_count, 0);  // per event: RECORD tasks so far (the ordinal)
+  for (const TaskDef& task : p.tasks) {
+    if (task.type == TaskType::Kernel && skipped[task.node]) continue;
+    inst->plan_task[task.stream].push_back(static_cast<uint32_t>(&task - p.tasks.data()));
+    if (task.type == TaskType::Kernel) {
+      NodeContext& ctx = inst->contexts[context_of[task.node]];
+      inst->runner->add_node(task.stream, {ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs
+                                                               : ascendsim_run_kernel, &ctx});
+      inst->plan_node[task.stream].push_back(task.node);
+      continue;
+    }
+    if (task.type == TaskType::EventRecord)
+      inst->runner->add_record(task.stream, task.arg, ++records[task.arg]);
+    else
+      inst->runner->add_wait(task.stream, task.arg, records[task.arg]);
+    inst->plan_node[task.stream].push_back(kNone);
+  }
+}
+
+}  // namespace
 
 LoadedModel::~LoadedModel() {
   if (timing_) report_timing();
@@ -219,133 +365,18 @@ aclError LoadedModel::build_instance(size_t plan, void* feature_map, bool owns_f
   inst->owns_feature_map = owns_feature_map;
   inst->input_slots.resize(p.input_ids.size());
   inst->output_slots.resize(p.output_ids.size());
-  auto* fm = static_cast<uint8_t*>(feature_map);
-  auto* weights = static_cast<uint8_t*>(weights_);
-  auto address = [&](uint32_t id) -> void* {
-    const TensorDef& t = p.tensors[id];
-    if (t.kind == TensorKind::FeatureMap) return fm + t.offset;
-    if (t.kind == TensorKind::Weight) return weights + t.offset;
-    return nullptr;  // Input / Output: patched at execution
-  };
+  const TensorPlaces places{p, static_cast<uint8_t*>(feature_map), static_cast<uint8_t*>(weights_)};
 
-  // Stage 3: nodes (kernels).
   auto t0 = std::chrono::steady_clock::now();
+  std::vector<bool> skipped;
   size_t slot_count = 0;
-  std::vector<bool> skipped(p.nodes.size(), false);
-  for (size_t n = 0; n < p.nodes.size(); ++n) {
-    const NodeDef& node = p.nodes[n];
-    if ((node.flags & kernels::kView) != 0 && !node.inputs.empty() && !node.outputs.empty() &&
-        node.inputs[0] != kNone) {
-      const TensorDef& in = p.tensors[node.inputs[0]];
-      const TensorDef& o = p.tensors[node.outputs[0]];
-      if (in.kind == TensorKind::FeatureMap && o.kind == TensorKind::FeatureMap && in.offset == o.offset) {
-        skipped[n] = true;  // nothing to compute: output 0 is input 0's bytes
-        inst->kernels.emplace_back();
-        continue;
-      }
-    }
-    kernels::KernelFactory factory = kernels::find_kernel(node.op_type, node.domain);
-    if (factory == nullptr)
-      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s%s%s): no kernel for "
-                  "op type '%s'%s%s in ascendsim", api, name_.c_str(), node.name.c_str(),
-                  node.domain.c_str(), node.domain.empty() ? "" : "::", node.op_type.c_str(), node.op_type.c_str(),
-                  node.domain.empty() ? "" : " of domain ", node.domain.c_str());
-    kernels::NodeSpec spec;
-    spec.name = node.name;
-    spec.op_type = node.op_type;
-    spec.domain = node.domain;
-    spec.attrs = &node.attrs;
-    spec.flags = node.flags;
-    for (uint32_t id : node.inputs) {
-      kernels::TensorDesc desc;
-      if (id != kNone) {
-        desc.dtype = p.tensors[id].dtype;
-        desc.dims = p.tensors[id].dims;
-      }
-      spec.inputs.push_back(std::move(desc));
-      spec.present.push_back(id != kNone);
-      spec.constant_data.push_back(id != kNone && p.tensors[id].kind == TensorKind::Weight ? address(id) : nullptr);
-    }
-    for (uint32_t id : node.outputs) spec.outputs.push_back({p.tensors[id].dtype, p.tensors[id].dims});
-    std::string why;
-    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(factory, spec, &why);
-    if (kernel == nullptr)
-      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
-                  "this node: %s", api, name_.c_str(), node.name.c_str(), node.op_type.c_str(),
-                  why.empty() ? "unsupported" : why.c_str());
-    if (log_enabled(kLogDebug)) {
-      const std::string path = kernel->path();
-      log(kLogDebug, "GE", "model '%s': node '%s' (%s): kernel variant %s%s%s", name_.c_str(), node.name.c_str(),
-          node.op_type.c_str(), kernels::active_isa_name(), path.empty() ? "" : ", ", path.c_str());
-    }
-    inst->kernels.push_back(std::move(kernel));
-    slot_count += node.inputs.size() + node.outputs.size();
-  }
+  if (aclError ret = build_kernels(places, name_, api, inst.get(), &skipped, &slot_count)) return ret;
   const double nodes_ms = ms_since(t0);
 
-  // Stage 4: task sink (the {func, context} array). Slots are sized first: contexts point into them.
   t0 = std::chrono::steady_clock::now();
-  inst->slots.assign(slot_count, nullptr);
-  inst->contexts.reserve(p.nodes.size());
-  size_t round_total = 0;
-  for (size_t n = 0; n < p.nodes.size(); ++n)
-    if (!skipped[n] && (p.nodes[n].flags & kernels::kRoundOutputsFp16) != 0) round_total += p.nodes[n].outputs.size();
-  inst->rounds.reserve(round_total);
-  size_t slot = 0;
-  std::vector<uint32_t> context_of(p.nodes.size(), kNone);
-  for (size_t n = 0; n < p.nodes.size(); ++n) {
-    if (skipped[n]) continue;
-    const NodeDef& node = p.nodes[n];
-    NodeContext ctx;
-    ctx.kernel = inst->kernels[n].get();
-    void** base = inst->slots.data() + slot;
-    for (uint32_t id : node.inputs) {
-      if (id != kNone) {
-        const TensorDef& t = p.tensors[id];
-        inst->slots[slot] = address(id);
-        if (t.kind == TensorKind::Input) inst->input_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
-        if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
-      }
-      ++slot;
-    }
-    void** outs = inst->slots.data() + slot;
-    ctx.inputs = base;
-    ctx.outputs = outs;
-    const bool round = (node.flags & kernels::kRoundOutputsFp16) != 0;
-    ctx.rounds = inst->rounds.data() + inst->rounds.size();
-    for (size_t o = 0; o < node.outputs.size(); ++o) {
-      const TensorDef& t = p.tensors[node.outputs[o]];
-      inst->slots[slot] = address(node.outputs[o]);
-      if (t.kind == TensorKind::Output) inst->output_slots[t.io_index].push_back(static_cast<uint32_t>(slot));
-      ++slot;
-      if (round && t.dtype == ACL_FLOAT && t.size > 0) {
-        inst->rounds.push_back({static_cast<uint32_t>(o), static_cast<size_t>(t.size / 4)});
-        ++ctx.round_count;
-      }
-    }
-    context_of[n] = static_cast<uint32_t>(inst->contexts.size());
-    inst->contexts.push_back(ctx);
-  }
-  inst->runner = std::make_unique<executor::StreamRunner>(p.stream_count, p.event_count);
-  inst->plan_node.resize(inst->runner->stream_count());
-  inst->plan_task.resize(inst->runner->stream_count());
-  std::vector<uint32_t> records(p.event_count, 0);  // per event: RECORD tasks so far (the ordinal)
-  for (const TaskDef& task : p.tasks) {
-    if (task.type == TaskType::Kernel && skipped[task.node]) continue;
-    inst->plan_task[task.stream].push_back(static_cast<uint32_t>(&task - p.tasks.data()));
-    if (task.type == TaskType::Kernel) {
-      NodeContext& ctx = inst->contexts[context_of[task.node]];
-      inst->runner->add_node(task.stream, {ctx.round_count > 0 ? ascendsim_run_kernel_round_outputs
-                                                               : ascendsim_run_kernel, &ctx});
-      inst->plan_node[task.stream].push_back(task.node);
-      continue;
-    }
-    if (task.type == TaskType::EventRecord)
-      inst->runner->add_record(task.stream, task.arg, ++records[task.arg]);
-    else
-      inst->runner->add_wait(task.stream, task.arg, records[task.arg]);
-    inst->plan_node[task.stream].push_back(kNone);
-  }
+  std::vector<uint32_t> context_of;
+  bind_contexts(places, skipped, slot_count, inst.get(), &context_of);
+  sink_tasks(p, skipped, context_of, inst.get());
   log(kLogDebug, "GE", "%s: model '%s' plan %zu: stage nodes: %zu kernels, %.3f ms; stage task sink: %zu tasks on "
       "%u streams with %u events, %zu view nodes elided, %.3f ms", api, name_.c_str(), plan, inst->contexts.size(),
       nodes_ms, p.tasks.size(), p.stream_count, p.event_count, p.nodes.size() - inst->contexts.size(), ms_since(t0));

@@ -18,6 +18,10 @@ struct aclmdlDesc {
 
 namespace ascendsim::model {
 
+// A new, empty description (registered), and the removal of one: false when it was not live.
+aclmdlDesc* add_desc(const char* api);  // `api` made it (named in leak reports)
+bool remove_desc(const aclmdlDesc* handle);
+
 // The live description `handle` (null, with the error recorded under `api`'s name, when it is NULL or
 // not live).
 std::shared_ptr<aclmdlDesc> find_desc(const aclmdlDesc* handle, const char* api);

@@ -1,5 +1,5 @@
 // The loaded models of the process, by model id (ids start at 1 and are never reused while the process lives,
-// like GE's ModelManager). Written by the executor (aclmdlLoad* / aclmdlUnload, csrc/api/acl_mdl_exec.cpp);
+// like GE's ModelManager). Written by the model manager (model_manager.cpp) and aclmdlUnload;
 // read by aclmdlGetDesc (csrc/api/acl_mdl_desc.cpp) and the execute calls.
 //
 // A ModelDef is immutable once loaded and shared: a caller holding the shared_ptr may keep using it after a

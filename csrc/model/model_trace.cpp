@@ -1,7 +1,7 @@
 // A model execution's spans (the design is described in model_trace.h).
 #include "model/model_trace.h"
 
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 namespace ascendsim::model {
 namespace {

@@ -1,4 +1,4 @@
-// A model execution on the profiler's timeline (runtime/profiler.h): one span for the execution and one per
+// A model execution on the profiler's timeline (prof/profiler.h): one span for the execution and one per
 // node, each on the track of the stream that ran it. It plugs into the executor's existing subscriber loop
 // (StreamRunner::run with an observer, sequential_executor.h), so the plain loop is untouched and profiling
 // off costs the one check LoadedModel::execute makes before choosing the loop.

@@ -3,7 +3,7 @@
 // value each (shape [] or [1]) of c's dtype, read from device memory when the operator runs. The dtype
 // combinations are those aclblasGemmEx documents (a/b -> c: float16 -> float16 or float, int8 -> int32 or
 // float) plus GEMM's same-type float and int32 products. Matrices are ND: the fractal layouts of ACL_TRANS_NZ
-// are refused. Runs on the ascendsim::GEMM kernel (gemm_kernel.cpp).
+// are refused. Runs on the ascendsim::GEMM kernel (kernels/gemm_kernel.cpp).
 #include "kernels/kernel_util.h"
 #include "op/lower.h"
 

@@ -12,7 +12,7 @@
 //   over the valid elements only) and MaxPoolV3/AvgPoolV2 (padding_mode CALCULATED/SAME/VALID with explicit
 //   pads, ceil_mode, global_pooling; AvgPoolV2 exclusive) -> MaxPool/AveragePool with explicit pads.
 // LayerNorm(x, gamma, beta; begin_norm_axis, begin_params_axis, epsilon) -> the ascendsim::LayerNorm adapter
-//   (layer_norm_kernel.cpp) over the axes from begin_norm_axis; gamma and beta cover x's axes from
+//   (kernels/layer_norm_kernel.cpp) over the axes from begin_norm_axis; gamma and beta cover x's axes from
 //   begin_params_axis, which must be begin_norm_axis (the normalised shape); outputs y, and mean and variance
 //   with the normalised axes kept as 1.
 // SoftmaxV2/LogSoftmaxV2 axes (one axis) -> axis. Reduce*(x, axes) / Reduce*D (axes attribute), keep_dims

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/log.h"
-#include "runtime/op_settings.h"
+#include "op/op_settings.h"
 
 namespace ascendsim::op {
 namespace {

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <variant>
 
-#include "api/memory_checks.h"
 #include "core/error.h"
 #include "kernels/kernel_util.h"
+#include "op/op_attr.h"
 #include "op/op_cache.h"
-#include "runtime/op_attr.h"
+#include "prof/profiler.h"
+#include "runtime/allocation_check.h"
 #include "runtime/runtime.h"
-#include "runtime/profiler.h"
 #include "runtime/stream.h"
 #include "runtime/tensor_desc.h"
 
@@ -67,7 +67,7 @@ aclError check_buffer(const char* api, const char* arg, size_t index, const void
     return fail(ACL_ERROR_INVALID_PARAM, "%s: %s[%zu] holds %zu bytes, the tensor needs %zu", api, arg, index, size,
                 needed);
   MemoryRegion region;
-  if (aclError ret = check_region(addr, needed, api, arg, &region)) return ret;
+  if (aclError ret = check_region(addr, needed, ACL_ERROR_RT_PARAM_INVALID, api, arg, &region)) return ret;
   if (!host && !region.is_device())
     return fail(ACL_ERROR_INVALID_PARAM, "%s: %s[%zu] (%p) is not device memory: allocate it with aclrtMalloc", api,
                 arg, index, addr);

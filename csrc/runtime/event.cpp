@@ -29,7 +29,7 @@
 
 #include "core/error.h"
 #include "core/spin.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 #include "runtime/stream.h"
 
 namespace ascendsim {

@@ -8,11 +8,11 @@
 #include "core/error.h"
 #include "core/fault_injection.h"
 #include "core/json.h"
+#include "prof/profiler_session.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/event.h"
 #include "runtime/leak_report.h"
-#include "runtime/profiler_session.h"
 #include "runtime/stream.h"
 
 namespace ascendsim {

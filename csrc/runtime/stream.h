@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 namespace ascendsim {
 
@@ -43,7 +43,7 @@ class Stream {
   // Appends a task. Returns ACL_SUCCESS, or an error when the task cannot be queued (the stream was closed:
   // ACL_ERROR_RT_INVALID_HANDLE; no thread could be started: ACL_ERROR_RT_NO_STREAM_RESOURCE); the task is
   // then discarded (on_discard is called) and the error is also reported by the next synchronize.
-  // `label` names the task on the profiler's timeline (runtime/profiler.h).
+  // `label` names the task on the profiler's timeline (prof/profiler.h).
   aclError enqueue(Task task, Discard on_discard = nullptr, prof::TaskLabel label = {});
 
   // Waits until every task enqueued before the call has run. timeout_ms: -1 forever, > 0 milliseconds,

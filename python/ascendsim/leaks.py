@@ -16,7 +16,7 @@ from typing import Any
 from . import _core
 
 
-def _json_call(name: str, arg: int) -> dict[str, Any]:
+def json_call(name: str, arg: int) -> dict[str, Any]:
     text, ret = getattr(_core, name)(arg)
     if ret != 0:
         raise RuntimeError(_core.aclGetRecentErrMsg() or f"{name} failed with {ret}")
@@ -32,7 +32,7 @@ def leak_report(live: bool = False) -> dict[str, Any]:
     "summary": {kind: count}}. "allocation" objects are device memory from aclrtMalloc*; "model memory" is the
     memory of a model still loaded (reported with the model).
     """
-    report = _json_call("ascendsimGetLeakReport", 1 if live else 0)
+    report = json_call("ascendsimGetLeakReport", 1 if live else 0)
     report["summary"] = dict(Counter(obj["kind"] for obj in report["objects"]))
     return report
 

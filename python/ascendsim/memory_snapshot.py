@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .leaks import _json_call
+from .leaks import json_call
 
 
 def memory_snapshot(device_id: int) -> dict[str, Any]:
     """{"device", "segments": [{"address", "size", "pool", "stream", "blocks": [...]}], "totals": {...}}."""
-    snapshot = _json_call("ascendsimGetMemorySnapshot", device_id)
+    snapshot = json_call("ascendsimGetMemorySnapshot", device_id)
     blocks = [block for segment in snapshot["segments"] for block in segment["blocks"]]
     allocated = [block for block in blocks if block["state"] == "allocated"]
     snapshot["totals"] = {

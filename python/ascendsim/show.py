@@ -11,7 +11,7 @@ Planned memory. The .om keeps the arena size and each feature-map tensor's offse
 figures, so they are recomputed from the plan: a tensor lives from the node that writes it to the last node
 that reads it (task order). Tensors whose bytes overlap while both are live are one buffer (views and
 in-place results share their input's bytes; a valid plan never overlaps two distinct live buffers). The
-lower bound is the compiler's own (`memory._lower_bound`: the most bytes live at one point) over those
+lower bound is the compiler's own (`memory.live_lower_bound`: the most bytes live at one point) over those
 buffers, and "no reuse" is the sum of the buffers' aligned sizes.
 """
 
@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any
 
-from .compiler.memory import _lower_bound, align
+from .compiler.memory import align, live_lower_bound
 from .compiler.om_reader import OmFile, OmFormatError, read_om
 
 _GEAR_KEYS = ("dynamic_batch", "dynamic_hw", "dynamic_dims")
@@ -84,7 +84,7 @@ def _memory(plan: dict[str, Any]) -> dict[str, int]:
                 span[0], span[1] = min(span[0], i), max(span[1], i)
     buffers = _buffers(plan["tensors"], spans)
     sizes = [end - begin for begin, end, _, _ in buffers]
-    lower = _lower_bound(sizes, [b[2] for b in buffers], [b[3] for b in buffers])
+    lower = live_lower_bound(sizes, [b[2] for b in buffers], [b[3] for b in buffers])
     arena = plan["feature_map_size"]
     return {"arena_size": arena, "lower_bound": lower, "no_reuse": sum(sizes), "saved_by_reuse": sum(sizes) - arena,
             "tensors": len(spans), "buffers": len(buffers)}

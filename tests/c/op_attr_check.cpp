@@ -1,7 +1,7 @@
 // Checks that what the aclopSetAttr* functions store reaches the kernels as the model loader would decode
-// it (csrc/runtime/op_attr.h): every setter's value through aclopAttr::kernel_attrs(), overwriting, empty
+// it (csrc/op/op_attr.h): every setter's value through aclopAttr::kernel_attrs(), overwriting, empty
 // and negative-count lists, and threads setting, reading and destroying one object at once. Built from
-// csrc/api/acl_op_attr.cpp, csrc/runtime/op_attr.cpp and csrc/core (the internals are not exported by
+// csrc/api/acl_op_attr.cpp, csrc/op/op_attr.cpp and csrc/core (the internals are not exported by
 // libascendcl.so), also under ThreadSanitizer. Prints "OK" on success, the failed check otherwise.
 #include <atomic>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "acl/acl_op.h"
-#include "runtime/op_attr.h"
+#include "op/op_attr.h"
 
 using ascendsim::kernels::AttrValue;
 using Type = AttrValue::Type;

@@ -10,9 +10,7 @@ OM writer. `progress(stage)` is called as each stage starts (atc's progress disp
 
 from __future__ import annotations
 
-import importlib
 import os
-import pkgutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +28,7 @@ from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
 from .om_format import MAX_BYTES, DynamicType
 from .om_writer import OmModel, OmPlan, write_om
 from .ops import lookup
+from .passes import PassManager, PassReport
 from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
 from .streams import StreamPlan, assign_streams
 
@@ -43,7 +42,7 @@ class CompileResult:
     plans: list[OmPlan]
     weights: WeightPlan
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds (summed over gears)
-    pass_reports: list[Any] = field(default_factory=list)
+    pass_reports: list[PassReport] = field(default_factory=list)
     nodes_before: int = 0
     file_size: int = 0
     precision_mode: str = ""
@@ -120,9 +119,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             with clock("aipp"):
                 aipp = _add_aipp(graph, aipp_configs, fmt, fp16_inputs, soc_version=soc_version, first_gear=aipp)
         with clock("passes"):
-            report = _run_passes(graph, disabled_passes, dump_graph)
-        if report is not None:
-            result.pass_reports.append(report)
+            result.pass_reports.append(_run_passes(graph, disabled_passes, dump_graph))
         with clock("precision"):
             apply_input_fp16(graph, [n for n in fp16_inputs if n])
             apply_output_type(graph, output_type or "")
@@ -231,14 +228,8 @@ def _dump_streams(dump: str | None, graph: Graph, streams: StreamPlan, gear: Seq
         save_picture(graph, Path(dump) / f"{graph.name}_05_streams{suffix}", streams, f"{graph.name}: streams and events")
 
 
-def _run_passes(graph: Graph, disabled: Iterable[str], dump: str | None) -> Any:
-    try:
-        from . import passes
-        from .passes.manager import PassManager
-    except ImportError:  # the passes package is not there yet
-        return None
-    for module in pkgutil.iter_modules(passes.__path__):
-        importlib.import_module(f"{passes.__name__}.{module.name}")
+def _run_passes(graph: Graph, disabled: Iterable[str], dump: str | None) -> PassReport:
+    # The passes package imports (and so registers) every pass module; one that is missing fails the import.
     try:
         manager = PassManager(disabled=disabled, dump=dump)
     except ValueError as error:

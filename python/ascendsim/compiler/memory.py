@@ -138,7 +138,7 @@ def plan_memory(graph: Graph, streams: StreamPlan | None = None, *, reuse: bool 
     sizes = [align(max(m.nbytes for m in ms)) for ms in members]
     no_reuse = sum(align(v.nbytes) for v in values)
     starts, ends = _intervals(members, order)
-    lower = _lower_bound(sizes, starts, ends)
+    lower = live_lower_bound(sizes, starts, ends)
     if not reuse:
         offsets_by_buffer = list(np.cumsum([0, *sizes[:-1]])) if sizes else []
         arena, best = sum(sizes), "no-reuse"
@@ -185,7 +185,7 @@ def _intervals(members: list[list[Value]], order: _Order) -> tuple[list[int], li
     return starts, ends
 
 
-def _lower_bound(sizes: list[int], starts: list[int], ends: list[int]) -> int:
+def live_lower_bound(sizes: list[int], starts: list[int], ends: list[int]) -> int:
     """Max over task positions of the sizes of buffers live there (they pairwise conflict)."""
     if not sizes:
         return 0

@@ -46,43 +46,11 @@ exporter turns it back into the form of the opset it writes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import node_error
 from ..ir import ASCENDSIM_DOMAIN, Node
-from ._common import InferContext, InferFn, Known, TensorType
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """A supported op: `infer` gives (dtype, shape) per output; `since` is the ONNX opset that has it in
-    the IR form; `elementwise` marks ops the elementwise fusion may chain; `value_shaped` marks ops whose
-    output shape depends on the values of their input (NonZero, Unique), compiled only when the input is a
-    constant (folded at compile time): the static-shape runtime cannot run them."""
-
-    op_type: str
-    infer: InferFn
-    since: int = 1
-    domain: str = ""
-    elementwise: bool = False
-    value_shaped: bool = False
-
-
-_REGISTRY: dict[tuple[str, str], OpSpec] = {}
-
-
-def register(*op_types: str, since: int = 1, domain: str = "", elementwise: bool = False,
-             value_shaped: bool = False):
-    """Decorator registering one inference function for several op types."""
-    def wrap(fn: InferFn) -> InferFn:
-        for op_type in op_types:
-            _REGISTRY[(domain, op_type)] = OpSpec(op_type, fn, since, domain, elementwise, value_shaped)
-        return fn
-    return wrap
-
-
-def lookup(op_type: str, domain: str = "") -> OpSpec | None:
-    return _REGISTRY.get((domain, op_type))
+from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor  # families register on import
+from ._common import InferContext, Known, TensorType
+from ._registry import REGISTRY, OpSpec, lookup, register
 
 
 def get_spec(node: Node) -> OpSpec:
@@ -94,7 +62,7 @@ def get_spec(node: Node) -> OpSpec:
 
 
 def supported_list() -> str:
-    return ", ".join(sorted(f"{d}::{o}" if d else o for d, o in _REGISTRY))
+    return ", ".join(sorted(f"{d}::{o}" if d else o for d, o in REGISTRY))
 
 
 def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
@@ -102,10 +70,8 @@ def infer_node(node: Node, known: dict[str, Known]) -> list[TensorType]:
     return get_spec(node).infer(InferContext(node, known))
 
 
-from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor
-
-SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == "")
-FUSED_OPS: frozenset[str] = frozenset(o for d, o in _REGISTRY if d == ASCENDSIM_DOMAIN)
+SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == "")
+FUSED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
            "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",

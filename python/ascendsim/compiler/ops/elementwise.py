@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..ir import ASCENDSIM_DOMAIN, DType, Node, Value
-from . import lookup, register
 from ._common import InferContext, Known, TensorType, broadcast
+from ._registry import lookup, register
 
 UNARY = ("Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Floor", "Ceil", "Relu", "Sigmoid", "Tanh",
          "HardSigmoid", "Erf", "Softplus", "Elu", "Selu", "LeakyRelu", "Sign", "Round", "Sin", "Cos",

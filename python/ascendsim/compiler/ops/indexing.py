@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import host_kernels
 from ..ir import Dim, DType
-from . import register
 from ._common import InferContext, TensorType, norm_axis
+from ._registry import register
 
 SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 _INDEX_DTYPES = (None, DType.INT32, DType.INT64)

@@ -15,8 +15,8 @@ import math
 from collections.abc import Sequence
 
 from ..ir import Dim, DType, Shape
-from . import register
 from ._common import InferContext, TensorType, broadcast, norm_axis
+from ._registry import register
 
 ACTIVATIONS = ("Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "Silu", "HardSwish", "HardSigmoid", "LeakyRelu", "Elu")
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")

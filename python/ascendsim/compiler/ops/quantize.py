@@ -10,8 +10,8 @@ QLinearMatMul / QLinearConv (the same products requantized to the output's scale
 from __future__ import annotations
 
 from ..ir import DType, Shape
-from . import register
 from ._common import InferContext, TensorType, norm_axis
+from ._registry import register
 from .nn import conv_shape, matmul_shape
 
 QUANTIZED = (DType.UINT8, DType.INT8, DType.UINT16, DType.INT16)

@@ -7,8 +7,8 @@ batch, hidden]; layout 1 puts the batch first: Y [batch, seq, directions, hidden
 from __future__ import annotations
 
 from ..ir import Dim, DType, Shape
-from . import register
 from ._common import InferContext, TensorType
+from ._registry import register
 
 DIRECTIONS = ("forward", "reverse", "bidirectional")
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}

@@ -6,8 +6,8 @@ last two dims)."""
 from __future__ import annotations
 
 from ..ir import Dim, DType
-from . import register
 from ._common import InferContext, TensorType, norm_axis
+from ._registry import register
 
 REDUCE_OPS = ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceL1",
               "ReduceSumSquare", "ReduceLogSumExp")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..ir import Dim, DType
 from ..onnx_types import dtype_from_onnx
-from . import register
 from ._common import InferContext, TensorType
+from ._registry import register
 
 
 @register("DFT", since=17)

@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from ..ir import Dim, DType, Shape
-from . import register
 from ._common import InferContext, TensorType, broadcast, dim_prod, infer_minus_one, norm_axis, sliced_len
+from ._registry import register
 
 RESIZE_MODES = ("nearest", "linear", "cubic")
 

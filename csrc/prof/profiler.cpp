@@ -1,5 +1,5 @@
 // The profiler's record buffer and tracks (the design is described in profiler.h).
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 #include <sys/syscall.h>
 #include <time.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <utility>
 
-#include "runtime/profiler_buffer.h"
+#include "prof/profiler_buffer.h"
 
 namespace ascendsim::prof {
 

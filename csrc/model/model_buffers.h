@@ -16,14 +16,21 @@
 
 namespace ascendsim {
 
-class DeviceMemory;
+class Device;
+struct Allocation;
 
 constexpr size_t kInputSizeAllowance = 64;  // GE's kDataMemAlignSizeCompare
 
+// The runtime's allocation check (runtime/allocation_check.h) for a buffer of `size` bytes at `addr` (`label`
+// names it) that the model touches min(size, needed) bytes of: inside one live allocation of `device`'s memory,
+// else `code` with GE's wording. Writes the allocation.
+aclError check_device_buffer(Device* device, const char* label, const void* addr, size_t size, size_t needed,
+                             aclError code, const char* api, Allocation* alloc);
+
 // Checks a user buffer (`what` `index`, or just `what` when index is SIZE_MAX) of `size` bytes at `addr` that
-// the model reads or writes `needed` bytes of: at least `needed` bytes, in device memory of `memory` that holds
+// the model reads or writes `needed` bytes of: at least `needed` bytes, in device memory of `device` that holds
 // them. Failures are ACL_ERROR_GE_PARAM_INVALID, naming the buffer.
-aclError check_buffer(const DeviceMemory& memory, const char* what, size_t index, const void* addr, size_t size,
+aclError check_buffer(Device* device, const char* what, size_t index, const void* addr, size_t size,
                       size_t needed, const char* api);
 
 // An input the model reads more bytes of than its allocation has (see above).
@@ -36,7 +43,7 @@ struct ShortInput {
 
 // Checks input `index` (`size` bytes at `addr`, the model reads `needed`) by GE's rules; `gear_model` skips the
 // size rule. An input whose allocation ends before `needed` bytes is appended to `short_inputs`.
-aclError check_input(const DeviceMemory& memory, const char* model, size_t index, const void* addr, size_t size,
+aclError check_input(Device* device, const char* model, size_t index, const void* addr, size_t size,
                      size_t needed, bool gear_model, const char* api, std::vector<ShortInput>* short_inputs);
 
 // Copies each short input into `staging` (its readable bytes, then zeros up to its size) and points its entry of

@@ -1,4 +1,4 @@
-// The ascendsim::GEMM kernel: CANN's GEMM operator (lower_gemm.cpp), y = alpha * op(a) op(b) + beta * c, whose
+// The ascendsim::GEMM kernel: CANN's GEMM operator (op/lower_gemm.cpp), y = alpha * op(a) op(b) + beta * c, whose
 // alpha and beta are one-element tensors read when it runs (aclblasGemmEx passes them in device memory) and
 // whose output usually is c itself (the BLAS functions update C in place).
 //
@@ -140,6 +140,6 @@ std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {
 
 }  // namespace
 
-ASCENDSIM_REGISTER_KERNEL(GEMM, "ascendsim", make_gemm);
+ASCENDSIM_KERNEL(GEMM, "ascendsim", make_gemm);
 
 }  // namespace ascendsim::kernels

@@ -1,7 +1,7 @@
 // The ascendsim::TransData kernel: the one layout change with no ONNX twin, between a 4-D NCHW/NHWC tensor
 // and its NC1HWC0 form (Ascend's 5-D layout: C split into C1 = ceil(C / C0) blocks of C0 channels, C0 = 16,
 // 32 for 1-byte types; the channels past C in the last block are zero). Attributes (set by the TransData
-// lowering, lower_layout.cpp): src_format, dst_format (aclFormat values) and channels (the 4-D C).
+// lowering, op/lower_layout.cpp): src_format, dst_format (aclFormat values) and channels (the 4-D C).
 // One pass over the 5-D index space: each (n, c1, h, w, c0) element is read from or written to its 4-D
 // position; padding channels are written as zero bytes (5-D destination) or skipped (4-D destination).
 #include <cstring>
@@ -57,6 +57,6 @@ std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error)
 
 }  // namespace
 
-ASCENDSIM_REGISTER_KERNEL(TransData, "ascendsim", make_transdata);
+ASCENDSIM_KERNEL(TransData, "ascendsim", make_transdata);
 
 }  // namespace ascendsim::kernels

@@ -1,11 +1,12 @@
-#include "api/model_buffers.h"
+#include "model/model_buffers.h"
 
 #include <cstring>
 #include <string>
 
 #include "core/error.h"
 #include "core/log.h"
-#include "device/device_memory.h"
+#include "runtime/allocation_check.h"
+#include "runtime/device.h"
 
 namespace ascendsim {
 namespace {
@@ -14,24 +15,27 @@ std::string label_of(const char* what, size_t index) {
   return index == SIZE_MAX ? std::string(what) : std::string(what) + " " + std::to_string(index);
 }
 
-// The live device allocation holding the buffer's bytes that the model touches: min(size, needed) from addr.
-aclError find_allocation(const DeviceMemory& memory, const std::string& label, const void* addr, size_t size,
-                         size_t needed, const char* api, Allocation* alloc) {
-  if (addr == nullptr) return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: the buffer address is NULL", api, label.c_str());
-  if (!memory.find(addr, alloc))
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: address %p is not device memory of device %d: %s", api,
-                label.c_str(), addr, memory.device_id(), memory.describe(addr).c_str());
-  const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(addr) - static_cast<uint8_t*>(alloc->base));
-  if (alloc->size - offset < (size < needed ? size : needed))
-    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: %s: model expects %zu bytes, but the buffer at %p has only %zu bytes "
-                "of device memory (its size says %zu): give the data buffer the size of its allocation", api,
-                label.c_str(), needed, addr, alloc->size - offset, size);
+}  // namespace
+
+aclError check_device_buffer(Device* device, const char* label, const void* addr, size_t size, size_t needed,
+                             aclError code, const char* api, Allocation* alloc) {
+  if (addr == nullptr) return fail(code, "%s: %s: the buffer address is NULL", api, label);
+  MemoryRegion region;
+  const RegionFit fit = locate_region(addr, size < needed ? size : needed, &region);
+  if (region.device != device || fit == RegionFit::kNotLive)
+    return fail(code, "%s: %s: address %p is not device memory of device %d: %s", api, label, addr, device->id(),
+                device->memory().describe(addr).c_str());
+  *alloc = region.allocation;
+  if (fit == RegionFit::kPastEnd) {
+    const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(addr) - static_cast<uint8_t*>(alloc->base));
+    return fail(code, "%s: %s: model expects %zu bytes, but the buffer at %p has only %zu bytes of device memory "
+                "(its size says %zu): give the data buffer the size of its allocation", api, label, needed, addr,
+                alloc->size - offset, size);
+  }
   return ACL_SUCCESS;
 }
 
-}  // namespace
-
-aclError check_buffer(const DeviceMemory& memory, const char* what, size_t index, const void* addr, size_t size,
+aclError check_buffer(Device* device, const char* what, size_t index, const void* addr, size_t size,
                       size_t needed, const char* api) {
   const std::string label = label_of(what, index);
   if (size < needed)
@@ -39,10 +43,10 @@ aclError check_buffer(const DeviceMemory& memory, const char* what, size_t index
                 size);
   if (needed == 0) return ACL_SUCCESS;
   Allocation alloc{};
-  return find_allocation(memory, label, addr, size, needed, api, &alloc);
+  return check_device_buffer(device, label.c_str(), addr, size, needed, ACL_ERROR_GE_PARAM_INVALID, api, &alloc);
 }
 
-aclError check_input(const DeviceMemory& memory, const char* model, size_t index, const void* addr, size_t size,
+aclError check_input(Device* device, const char* model, size_t index, const void* addr, size_t size,
                      size_t needed, bool gear_model, const char* api, std::vector<ShortInput>* short_inputs) {
   if (needed == 0) return ACL_SUCCESS;
   const std::string label = label_of("input", index);
@@ -58,7 +62,9 @@ aclError check_input(const DeviceMemory& memory, const char* model, size_t index
                      label.c_str(), model, size, kInputSizeAllowance, needed, api);
   }
   Allocation alloc{};
-  if (aclError ret = find_allocation(memory, label, addr, size, needed, api, &alloc)) return ret;
+  if (aclError ret = check_device_buffer(device, label.c_str(), addr, size, needed, ACL_ERROR_GE_PARAM_INVALID,
+                                        api, &alloc))
+    return ret;
   const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(addr) - static_cast<uint8_t*>(alloc.base));
   const size_t readable = alloc.extent - offset;  // the allocation's bytes from addr, its rounding included
   if (readable < needed) short_inputs->push_back({index, addr, readable, needed});

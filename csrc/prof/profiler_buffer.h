@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/profiler.h"
+#include "prof/profiler.h"
 
 namespace ascendsim::prof {
 

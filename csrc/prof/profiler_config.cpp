@@ -15,8 +15,8 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "runtime/profiler.h"
-#include "runtime/profiler_session.h"
+#include "prof/profiler.h"
+#include "prof/profiler_session.h"
 
 namespace ascendsim::prof {
 namespace {

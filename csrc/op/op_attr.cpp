@@ -1,5 +1,5 @@
 // aclopAttr storage and its conversion to the kernels' decoded attributes (see op_attr.h).
-#include "runtime/op_attr.h"
+#include "op/op_attr.h"
 
 #include <new>
 #include <type_traits>

@@ -1,4 +1,4 @@
-// The ascendsim::LayerNorm kernel: CANN's LayerNorm (lower_nn.cpp) on the registry's LayerNormalization kernel.
+// The ascendsim::LayerNorm kernel: CANN's LayerNorm (op/lower_nn.cpp) on the registry's LayerNormalization kernel.
 // CANN's operator differs from ONNX's only in its statistics outputs: mean and variance in x's dtype where ONNX
 // gives mean and 1 / sqrt(variance + epsilon) in float32. The adapter runs the registry kernel with its two
 // statistics in float32 scratch and converts them: variance = 1 / inv_std^2 - epsilon (exact up to float32
@@ -54,6 +54,6 @@ std::unique_ptr<Kernel> make_layer_norm(const NodeSpec& spec, std::string* error
 
 }  // namespace
 
-ASCENDSIM_REGISTER_KERNEL(LayerNorm, "ascendsim", make_layer_norm);
+ASCENDSIM_KERNEL(LayerNorm, "ascendsim", make_layer_norm);
 
 }  // namespace ascendsim::kernels

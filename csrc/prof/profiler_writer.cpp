@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/json.h"
-#include "runtime/profiler_buffer.h"
+#include "prof/profiler_buffer.h"
 
 namespace ascendsim::prof {
 namespace {

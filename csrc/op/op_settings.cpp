@@ -1,5 +1,5 @@
 // Storage of the single-operator settings (see op_settings.h).
-#include "runtime/op_settings.h"
+#include "op/op_settings.h"
 
 #include <utility>
 
