@@ -275,10 +275,14 @@ def _check_static(graph: Graph) -> None:
             raise CompileError(_dynamic_shape(value) or f"tensor {value.name!r} has shape {value.shape} and type "
                                f"{value.dtype}: a static shape is needed; give the input shapes with --input_shape "
                                "(or dynamic gears)")
+        where = f"node {value.producer.name!r} ({value.producer.op_type}): output" if value.producer else "input"
         if value.nbytes > MAX_BYTES:
-            where = f"node {value.producer.name!r} ({value.producer.op_type}): output" if value.producer else "input"
             raise CompileError(f"{where} {value.name!r} has shape {value.shape}: {value.nbytes} bytes, more than a "
                                f"tensor can hold ({MAX_BYTES})")
+        # (a zero-size tensor may still have a dim past what the .om's signed 64-bit dims hold)
+        if any(int(d) > MAX_BYTES for d in value.shape):  # type: ignore[union-attr, arg-type]
+            raise CompileError(f"{where} {value.name!r} has shape {value.shape}: a dim past {MAX_BYTES}, more than "
+                               "a .om dim can hold")
 
 
 def _dynamic_shape(value: Value) -> str | None:
