@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from exec_helpers import execute_once
+from exec_helpers import compile_model, execute_once
 from onnx import TensorProto, helper, numpy_helper
 
 import acl
@@ -61,8 +61,7 @@ def test_wide_pad_loads_without_tables_and_runs(device: int, tmp_path: Path) -> 
 
 
 def run_model(model: onnx.ModelProto, tmp_path: Path, inputs: list[np.ndarray], like: list[np.ndarray]) -> list:
-    compile_om(model, tmp_path / "m", soc_version="Ascend910B1")
-    model_id, ret = acl.mdl.load_from_file(str(tmp_path / "m.om"))
+    model_id, ret = acl.mdl.load_from_file(str(compile_model(model, tmp_path, "m")))
     assert ret == 0, acl.get_recent_err_msg()
     try:
         return execute_once(model_id, inputs, like)
