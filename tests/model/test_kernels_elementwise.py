@@ -54,6 +54,30 @@ def test_unary(driver: Driver, tmp_path: Path, op: str, dtype: str) -> None:
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
 
 
+# The ends of exp's range and the special values, where its clamp bounds (not selects) give 0 and +inf
+# (simd/vmath.h): exp, the ops built on it, and SiLU (a conv's epilogue) against float64 numpy.
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, 20.0, -20.0, 88.0, 88.7, 88.73, 89.0, 120.0, -86.0,
+                    -87.0, -87.5, -88.0, -104.0, -1e4], np.float32)
+
+
+@pytest.mark.parametrize("op", ["Exp", "Sigmoid", "Tanh", "Erf", "Elu"])
+def test_exp_family_special_values(driver: Driver, tmp_path: Path, op: str) -> None:
+    fn, _, attrs = UNARY[op]
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = fn(SPECIAL.astype(np.float64)).astype(np.float32)
+    got = run(driver, tmp_path, op, [SPECIAL], np.float32, SPECIAL.shape, attrs=attrs)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
+
+
+def test_silu_epilogue_special_values(driver: Driver, tmp_path: Path) -> None:
+    x = SPECIAL.reshape(1, 1, 1, -1)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    got = run(driver, tmp_path, "Conv", [x, w], np.float32, x.shape, attrs={"activation": "Silu"}, constant=(1,))
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = (x.astype(np.float64) / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
+
+
 def test_gelu_tanh(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal(1000).astype(np.float32)
     got = run(driver, tmp_path, "Gelu", [x], np.float32, x.shape, attrs={"approximate": "tanh"})

@@ -17,7 +17,6 @@ ASCENDSIM_INLINE vf erf_gelu(vf x) { return 0.5f * x * (1.0f + verf(x * 0.707106
 ASCENDSIM_INLINE vf tanh_gelu(vf x) {
   return 0.5f * x * (1.0f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
-ASCENDSIM_INLINE vf sigmoid(vf x) { return 1.0f / (1.0f + vexp(-x)); }
 inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 }  // namespace
@@ -56,7 +55,7 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
     case kFloor: LOOP(std::floor(v));
     case kCeil: LOOP(std::ceil(v));
     case kRelu: VLOOP(select(v > 0.0f, v, zero));
-    case kSigmoid: VLOOP(sigmoid(v));
+    case kSigmoid: VLOOP(vsigmoid(v));
     case kTanh: VLOOP(vtanh(v));
     case kHardSigmoid: VLOOP(vmax(zero, vmin(one, al * v + be)));
     case kErf: VLOOP(verf(v));
@@ -75,7 +74,7 @@ void unary_float(const Step& s, const float* x, float* o, int64_t n) {
         VLOOP(tanh_gelu(v));
       }
       VLOOP(erf_gelu(v));
-    case kSilu: VLOOP(v * sigmoid(v));
+    case kSilu: VLOOP(vsilu(v));
     case kClip: VLOOP(vmin(vmax(v, splat(al)), splat(be)));  // epilogue form: bounds in alpha/beta
     default: VLOOP(v);
   }
