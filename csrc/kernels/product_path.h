@@ -2,7 +2,8 @@
 // our register tiles over the operand packed once at build (gemm.h's PackedMatrix and PackedColumns), or
 // OpenBLAS. Under ASCENDSIM_PRODUCTS=auto (the default; read when a kernel is built) a product of at least
 // kTimedProduct multiply-adds is timed once per process and shape on both paths, as cuDNN's benchmark mode
-// does, and the faster is kept (docs/kernels.md gives the cost at load); smaller ones take the packed path, as
+// does, and the faster is kept, OpenBLAS only when it wins by kLibraryMargin (docs/kernels.md gives the cost at load
+// and why the margin); smaller ones take the packed path, as
 // OpenBLAS's per-call packing of the constant then costs more than the product. ASCENDSIM_PRODUCTS=packed or
 // =openblas forces one path, to compare them (`ascendsim bench kernels`) or to make runs repeat bit for bit.
 #pragma once
@@ -27,9 +28,10 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, cons
 bool timing_candidates();
 // Runs `first` and `second` (a warm-up run each, then timed runs alternating; the fastest counts) once per process
 // and `what` (which names the shape: "product A*B 256 x 256 x 196"), logs the times at info level, and answers
-// whether `first` was at least as fast; later calls with the same `what` get the same answer untimed.
+// whether `first` was at least as fast as `second` would be with its time multiplied by `margin` (1: plainly the
+// faster); later calls with the same `what` get the same answer untimed.
 bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
-                     const char* second_name, const std::function<void()>& second);
+                     const char* second_name, const std::function<void()>& second, double margin = 1.0);
 // For the kernel-variant log: "packed tiles 16x6 / 6x16 (AVX2)" or "OpenBLAS sgemm (Haswell)".
 std::string product_path_name(ProductPath path);
 
