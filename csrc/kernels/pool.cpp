@@ -82,11 +82,10 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
     const PoolRows& rows = pool_rows();
-    const auto plane = g.max ? rows.max_plane : rows.average_plane;
+    const auto planes = g.max ? rows.max_planes : rows.average_planes;
     const int64_t work_floats = rows.work_floats(g);
     parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
-      float* work = scratch_floats(6, static_cast<size_t>(work_floats));
-      for (int64_t p = p0; p < p1; ++p) plane(g, x + p * g.h * g.w, work, y + p * g.oh * g.ow);
+      planes(g, x + p0 * g.h * g.w, p1 - p0, scratch_floats(6, static_cast<size_t>(work_floats)), y + p0 * g.oh * g.ow);
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
   });

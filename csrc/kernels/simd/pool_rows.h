@@ -12,11 +12,12 @@ struct PoolGeometry {
 };
 
 struct PoolRows {
-  // Floats of the work buffer a plane needs (0: the plane runs tap by tap, without one).
+  // Floats of the work buffer a call needs (0: the planes run tap by tap, without one).
   int64_t (*work_floats)(const PoolGeometry& g);
-  // y (oh x ow) = max / average pooling of one plane x (h x w); `work` holds work_floats(g) floats.
-  void (*max_plane)(const PoolGeometry& g, const float* x, float* work, float* y);
-  void (*average_plane)(const PoolGeometry& g, const float* x, float* work, float* y);
+  // y (planes x oh x ow) = max / average pooling of `planes` consecutive planes x (h x w each); `work` holds
+  // work_floats(g) floats.
+  void (*max_planes)(const PoolGeometry& g, const float* x, int64_t planes, float* work, float* y);
+  void (*average_planes)(const PoolGeometry& g, const float* x, int64_t planes, float* work, float* y);
   // y[p] = max / mean of the `len` values of plane p, for planes [0, planes).
   void (*global_planes)(const float* x, int64_t planes, int64_t len, bool max, float* y);
 };
