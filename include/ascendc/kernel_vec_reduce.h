@@ -1,0 +1,149 @@
+// Reductions. Inside one repeat (256 bytes) the device adds pairwise, as a tree; across repeats the count form
+// of ReduceSum accumulates in order. Max / Min keep the first occurrence and can store its index, bit for bit,
+// in the element after the value (as an integer of the element's width).
+#pragma once
+#include "ascendc/kernel_vec_repeat.h"
+
+namespace AscendC {
+namespace ascendsim_detail {
+
+// Pairwise sum of v[0, n) in T arithmetic (n <= 256 / sizeof(T)); v is scratch.
+template <typename T>
+inline T tree_sum(T* v, uint32_t n) {
+  if (n == 0) return T(0);
+  while (n > 1) {
+    const uint32_t half_n = n / 2;
+    for (uint32_t i = 0; i < half_n; ++i) v[i] = static_cast<T>(v[2 * i] + v[2 * i + 1]);
+    if (n % 2 != 0) v[half_n] = v[n - 1];
+    n = half_n + n % 2;
+  }
+  return v[0];
+}
+
+template <typename T>
+inline void store_index(T* where, uint32_t index) {
+  if constexpr (sizeof(T) == 2) {
+    const uint16_t i = static_cast<uint16_t>(index);
+    std::memcpy(where, &i, sizeof i);
+  } else if constexpr (sizeof(T) == 4) {
+    std::memcpy(where, &index, sizeof index);
+  } else {
+    const uint64_t i = index;
+    std::memcpy(where, &i, sizeof i);
+  }
+}
+
+template <typename T, bool is_max>
+inline void reduce_extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count,
+                           bool calIndex) {
+  if (count <= 0) return;
+  check_local(api, "src", src, count);
+  check_local(api, "dst", dst, calIndex ? 2 : 1);
+  const T* p = src.data();
+  uint32_t best = 0;
+  for (int32_t i = 1; i < count; ++i)
+    if (is_max ? p[i] > p[best] : p[i] < p[best]) best = static_cast<uint32_t>(i);
+  dst.data()[0] = p[best];
+  if (calIndex) store_index(dst.data() + 1, best);
+}
+
+}  // namespace ascendsim_detail
+
+template <typename T>
+__aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count) {
+  (void)sharedTmpBuffer;
+  if (count <= 0) return;
+  ascendsim_detail::check_local("ReduceSum", "src", src, count);
+  ascendsim_detail::check_local("ReduceSum", "dst", dst, 1);
+  constexpr uint32_t E = ONE_REPEAT_BYTE_SIZE / sizeof(T);
+  T scratch[E];
+  T total = T(0);
+  for (int32_t start = 0; start < count; start += E) {
+    const uint32_t n = static_cast<uint32_t>(count - start) < E ? static_cast<uint32_t>(count - start) : E;
+    std::memcpy(scratch, src.data() + start, n * sizeof(T));
+    total = static_cast<T>(total + ascendsim_detail::tree_sum(scratch, n));
+  }
+  dst.data()[0] = total;
+}
+
+template <typename T>
+__aicore__ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count, bool calIndex = false) {
+  (void)sharedTmpBuffer;
+  ascendsim_detail::reduce_extreme<T, true>("ReduceMax", dst, src, count, calIndex);
+}
+
+template <typename T>
+__aicore__ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count, bool calIndex = false) {
+  (void)sharedTmpBuffer;
+  ascendsim_detail::reduce_extreme<T, false>("ReduceMin", dst, src, count, calIndex);
+}
+
+// One result per repeat: dst[r * dstRepStride] (Max / Min with ORDER_VALUE_INDEX: value and index pairs).
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const int32_t repeatTime,
+                                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride) {
+  using namespace ascendsim_detail;
+  const RepeatShape shape = shape_for<T, isSetMask>("WholeReduceSum", mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
+  check_local("WholeReduceSum", "src", src, extent<T>(shape, ss));
+  if (shape.repeat != 0) check_local("WholeReduceSum", "dst", dst, uint64_t{shape.repeat - 1} * dstRepStride + 1);
+  constexpr uint32_t E = ONE_REPEAT_BYTE_SIZE / sizeof(T);
+  for (uint32_t r = 0; r < shape.repeat; ++r) {
+    T scratch[E];
+    uint32_t n = 0;
+    const uint32_t limit = r + 1 == shape.repeat ? static_cast<uint32_t>(shape.last) : E;
+    for (uint32_t e = 0; e < limit; ++e)
+      if (shape.mask.test(e)) scratch[n++] = src.data()[element_at<T>(r, e, ss)];
+    dst.data()[uint64_t{r} * dstRepStride] = tree_sum(scratch, n);
+  }
+}
+
+namespace ascendsim_detail {
+template <typename T, bool is_max, bool isSetMask, typename M>
+inline void whole_reduce_extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask,
+                                 int32_t repeatTime, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride,
+                                 ReduceOrder order) {
+  const RepeatShape shape = shape_for<T, isSetMask>(api, mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
+  const uint32_t width = order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX ? 1 : 2;
+  check_local(api, "src", src, extent<T>(shape, ss));
+  if (shape.repeat != 0) check_local(api, "dst", dst, (uint64_t{shape.repeat - 1} * dstRepStride + 1) * width);
+  for (uint32_t r = 0; r < shape.repeat; ++r) {
+    bool any = false;
+    T best{};
+    uint32_t at = 0;
+    for_each_element(RepeatShape{shape.mask, 1, shape.elements, r + 1 == shape.repeat ? shape.last : shape.elements},
+                     [&](uint32_t, uint32_t e) {
+                       const T v = src.data()[element_at<T>(r, e, ss)];
+                       if (!any || (is_max ? v > best : v < best)) best = v, at = e, any = true;
+                     });
+    T* out = dst.data() + uint64_t{r} * dstRepStride * width;
+    switch (order) {
+      case ReduceOrder::ORDER_VALUE_INDEX: out[0] = best; store_index(out + 1, at); break;
+      case ReduceOrder::ORDER_INDEX_VALUE: store_index(out, at); out[1] = best; break;
+      case ReduceOrder::ORDER_ONLY_VALUE: out[0] = best; break;
+      default: store_index(out, at); break;
+    }
+  }
+}
+}  // namespace ascendsim_detail
+
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const int32_t repeatTime,
+                                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+  ascendsim_detail::whole_reduce_extreme<T, true, isSetMask>("WholeReduceMax", dst, src, mask, repeatTime, dstRepStride,
+                                                             srcBlkStride, srcRepStride, order);
+}
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const int32_t repeatTime,
+                                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+  ascendsim_detail::whole_reduce_extreme<T, false, isSetMask>("WholeReduceMin", dst, src, mask, repeatTime, dstRepStride,
+                                                              srcBlkStride, srcRepStride, order);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,161 @@
+"""The checks an AI Core enforces, each with a deliberately broken kernel (tests/ascendc/check_kernels.asc) compiled
+with ascendsim.ascendc.compile: the launch is queued, and the next synchronize fails with the vector-core exception
+of an Ascend910B1 (507035) and a message naming the kernel, the block, the API and the address. Plus the host-side
+errors of the binary API, the argument packing of aclrtLaunchKernel, and the mask / repeat forms."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import acl
+from ascendc_cases import KERNELS
+from ascendcl import (
+    ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_RT_KERNEL_LOOKUP,
+    ACL_ERROR_RT_PARAM_INVALID,
+    ACL_ERROR_RT_VECTOR_CORE_EXCEPTION,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    aclGetRecentErrMsg,
+    aclrtBinaryGetFunction,
+    aclrtBinaryLoad,
+    aclrtCreateBinary,
+    aclrtDestroyBinary,
+    aclrtLaunchKernel,
+    aclrtResetDevice,
+    aclrtSetDevice,
+    aclrtSynchronizeStream,
+)
+from ascendsim import ascendc
+
+
+@pytest.fixture(scope="module")
+def module() -> Iterator[ascendc.Module]:
+    assert aclrtSetDevice(0) == 0
+    loaded = ascendc.compile(KERNELS / "check_kernels.asc")
+    yield loaded
+    loaded.unload()
+    assert aclrtResetDevice(0) == 0
+
+
+@pytest.fixture
+def buffers(stream: int) -> Iterator[tuple[int, int]]:
+    pointers = []
+    for _ in range(2):
+        ptr, ret = acl.rt.malloc(256 * 4, 0)
+        assert ret == 0
+        pointers.append(ptr)
+    yield pointers[0], pointers[1]
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0
+
+
+@pytest.mark.parametrize("case", [
+    ("gm_out_of_range", "DataCopy", "reads 1024 bytes of global memory at 0x"),
+    ("ub_overflow", "TPipe::InitBuffer", "overflow the unified buffer of 196608 bytes"),
+    ("misaligned_copy", "DataCopy", "20 bytes is not a multiple of 32"),
+    ("deque_empty", "DeQue", "the VECOUT queue is empty"),
+    ("alloc_past_depth", "AllocTensor", "all 1 buffers of the VECIN queue are allocated"),
+    ("double_free", "FreeTensor", "was already freed"),
+    ("use_after_free", "Adds", "was freed by FreeTensor before this use"),
+])
+def test_broken_kernel_fails_at_synchronize(module: ascendc.Module, stream: int, buffers: tuple[int, int],
+                                            case: tuple[str, str, str]) -> None:
+    kernel, api, detail = case
+    getattr(module, kernel)[2, stream](*buffers)  # queued: the launch itself succeeds
+    assert aclrtSynchronizeStream(stream) == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
+    message = aclGetRecentErrMsg()
+    assert f"kernel {kernel}, block 0 of 2: {api}:" in message and detail in message, message
+    assert "UB offset" in message or "0x" in message, message  # the address
+    assert aclrtSynchronizeStream(stream) == 0  # reported once
+
+
+def test_gm_check_names_the_allocation(module: ascendc.Module, stream: int, buffers: tuple[int, int]) -> None:
+    module.gm_out_of_range[1, stream](*buffers)
+    assert aclrtSynchronizeStream(stream) == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
+    assert "runs past the end of the device allocation of 1024 bytes" in aclGetRecentErrMsg()
+
+
+class EchoArgs(ctypes.Structure):
+    """echo_params's parameters as a C compiler lays them out."""
+    _fields_ = [("out", ctypes.c_void_p), ("a", ctypes.c_uint8), ("b", ctypes.c_int64), ("c", ctypes.c_uint16),
+                ("d", ctypes.c_float), ("e", ctypes.c_uint16), ("f", ctypes.c_double)]
+
+
+def test_argument_packing(module: ascendc.Module, stream: int, buffers: tuple[int, int]) -> None:
+    out = buffers[0]
+    kernel = module.echo_params
+    layout = [(name, getattr(EchoArgs, name).offset, getattr(EchoArgs, name).size) for name, _ in EchoArgs._fields_]
+    assert [(p["offset"], p["size"]) for p in kernel.params] == [(o, s) for _, o, s in layout]
+    assert kernel.args_size == ctypes.sizeof(EchoArgs)
+    half = np.float16(-2.5).view(np.uint16)
+    packed = EchoArgs(out, 200, -(1 << 40), int(half), 3.25, 65535, 1e300)
+    # The C struct straight into aclrtLaunchKernel, and the same values packed from Python: identical bytes.
+    assert bytes(packed)[:kernel.args_size] == kernel.pack(out, 200, -(1 << 40), -2.5, 3.25, 65535, 1e300)
+    assert aclrtLaunchKernel(kernel.func, 1, ctypes.addressof(packed), ctypes.sizeof(packed), stream) == 0
+    assert aclrtSynchronizeStream(stream) == 0
+    values = np.empty(6, np.float64)
+    assert acl.rt.memcpy(values.ctypes.data, values.nbytes, out, values.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    assert values.tolist() == [200, -(1 << 40), -2.5, 3.25, 65535, 1e300]
+
+
+def test_launch_errors(module: ascendc.Module, stream: int, buffers: tuple[int, int]) -> None:
+    kernel = module.echo_params
+    args = kernel.pack(buffers[0], 1, 2, 3.0, 4.0, 5, 6.0)
+    addr = ctypes.addressof(ctypes.create_string_buffer(args, len(args)))
+    assert aclrtLaunchKernel(kernel.func, 0, addr, len(args), stream) == ACL_ERROR_INVALID_PARAM
+    assert "blockDim 0 of kernel echo_params" in aclGetRecentErrMsg()
+    assert aclrtLaunchKernel(kernel.func, 1, addr, 16, stream) == ACL_ERROR_INVALID_PARAM
+    assert f"argsSize 16 is smaller than the {kernel.args_size} bytes" in aclGetRecentErrMsg()
+    with pytest.raises(AttributeError, match=r"no kernel 'missing'.*has: gm_out_of_range"):
+        _ = module.missing
+    _, ret = aclrtBinaryGetFunction(module._handle, "missing")
+    assert ret == ACL_ERROR_RT_KERNEL_LOOKUP
+
+
+@pytest.mark.parametrize(("image", "detail"), [
+    (b"not an elf at all" * 8, "is not an ELF kernel binary"),
+    # An ELF header for machine 0x1029 (not this host): what CANN's device compiler emits is refused.
+    (b"\x7fELF\x02\x01\x01" + bytes(11) + struct.pack("<H", 0x1029) + bytes(64), "an ELF for machine 4137"),
+])
+def test_foreign_binary_is_refused(device: int, image: bytes, detail: str) -> None:
+    data = ctypes.create_string_buffer(image, len(image))
+    binary = aclrtCreateBinary(ctypes.addressof(data), len(image))
+    assert binary
+    _, ret = aclrtBinaryLoad(binary)
+    assert ret == ACL_ERROR_RT_PARAM_INVALID
+    message = aclGetRecentErrMsg()
+    assert detail in message and "bisheng -shared -fPIC" in message, message
+    assert aclrtDestroyBinary(binary) == 0
+    assert aclrtCreateBinary(0, 10) == 0 and "'data' is NULL" in aclGetRecentErrMsg()
+
+
+def test_mask_repeat_compare_select_cast(module: ascendc.Module, stream: int) -> None:
+    x = (np.arange(128, dtype=np.float32) - 60.5) / 7
+    ptrs = []
+    for array in (x, np.zeros(128, np.float32), np.zeros(128, np.float32), np.zeros(128, np.float32)):
+        ptr, ret = acl.rt.malloc(512, 0)
+        assert ret == 0
+        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        ptrs.append(ptr)
+    module.repeat_forms[1, stream](*ptrs)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    y, z, w = (np.empty(128, np.float32) for _ in range(3))
+    for array, ptr in zip((y, z, w), ptrs[1:]):
+        assert acl.rt.memcpy(array.ctypes.data, 512, ptr, 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    expected = np.maximum(x, 0) * 2
+    expected[:8] = -1
+    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(z, np.where(x >= 0, x, 0))
+    # FLOOR to half: the largest half <= x * 100, exactly.
+    scaled = (x * 100).astype(np.float32)
+    nearest = scaled.astype(np.float16)
+    floor = np.where(nearest.astype(np.float32) > scaled, np.nextafter(nearest, np.float16(-np.inf)), nearest)
+    np.testing.assert_array_equal(w, floor.astype(np.float32))
+    for ptr in ptrs:
+        assert acl.rt.free(ptr) == 0

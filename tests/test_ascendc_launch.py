@@ -1,0 +1,121 @@
+"""Ascend C kernels (tests/ascendc/vector_kernels.asc: a tiled add with a tail, a row reduction, a half softmax)
+through every launch path, against numpy (ascendc_cases.py): the CPU-debug mode (g++ -DASCENDC_CPU_DEBUG,
+ICPU_RUN_KF), the kernel-launch syntax (bisheng, <<<>>>), the kernel-binary API from C (aclrtBinaryLoad,
+aclrtLaunchKernel) and from Python (ascendsim.ascendc.Module)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import acl
+from acl_helpers import Compiler
+from ascendc_build import bisheng
+from ascendc_cases import KERNELS, check_outputs, write_inputs
+from ascendcl import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ascendsim import ascendc
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every program built once for the module."""
+    work = tmp_path_factory.mktemp("ascendc_launch")
+    compiler = Compiler(work)
+    built = {
+        "cpu": compiler.build(KERNELS / "cpu_debug_main.cpp", extra=["-O2", "-DASCENDC_CPU_DEBUG", f"-I{KERNELS}"]),
+        "binary": compiler.build(KERNELS / "binary_main.c"),
+    }
+    bisheng("-x", "asc", "--npu-arch=dav-2201", "-O2", str(KERNELS / "launch_main.asc"), "-o", str(work / "launch"))
+    bisheng("-shared", "-fPIC", "--npu-soc=Ascend910B1", "--npu-arch=dav-2201", "-O2", "-x", "asc",
+            str(KERNELS / "vector_kernels.asc"), "-o", str(work / "vector_kernels.so"))
+    built["launch"] = work / "launch"
+    built["kernels"] = work / "vector_kernels.so"
+    return built
+
+
+def run_case(tmp_path: Path, program: Path, *args: str) -> None:
+    inputs = write_inputs(tmp_path)
+    done = Compiler(tmp_path).run(program, *args, str(tmp_path))
+    assert done.returncode == 0 and done.stdout.startswith("ok"), done.stdout + done.stderr
+    check_outputs(tmp_path, inputs)
+
+
+def test_cpu_debug_mode(tmp_path: Path, programs: dict[str, Path]) -> None:
+    run_case(tmp_path, programs["cpu"])
+
+
+def test_cpu_debug_fault_stops_the_program(tmp_path: Path, programs: dict[str, Path]) -> None:
+    done = Compiler(tmp_path).run(programs["cpu"], str(tmp_path), "fault")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "507035" in done.stderr and "kernel read_past_end, block 1 of 2: DataCopy" in done.stderr, done.stderr
+    assert "past the end of the GmAlloc buffer of 256 bytes" in done.stderr, done.stderr
+
+
+def test_kernel_launch_syntax(tmp_path: Path, programs: dict[str, Path]) -> None:
+    run_case(tmp_path, programs["launch"])
+
+
+def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path]) -> None:
+    run_case(tmp_path, programs["binary"], str(programs["kernels"]))
+
+
+def to_device(array: np.ndarray) -> int:
+    ptr, ret = acl.rt.malloc(array.nbytes, 0)
+    assert ret == 0
+    assert acl.rt.memcpy(ptr, array.nbytes, array.ctypes.data, array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    return ptr
+
+
+def from_device(ptr: int, like: np.ndarray) -> np.ndarray:
+    out = np.empty_like(like)
+    assert acl.rt.memcpy(out.ctypes.data, out.nbytes, ptr, out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    return out
+
+
+def test_binary_api_from_python(tmp_path: Path, stream: int, programs: dict[str, Path]) -> None:
+    inputs = write_inputs(tmp_path)
+    module = ascendc.Module(programs["kernels"].read_bytes())
+    x, y = to_device(inputs["add_x"]), to_device(inputs["add_y"])
+    z = to_device(np.zeros_like(inputs["add_x"]))
+    tiling = np.array([inputs["add_x"].size, 256], dtype=np.uint32)  # struct AddTiling
+    module.add_custom[8, stream](x, y, z, tiling)
+    s = to_device(inputs["stats_x"])
+    sums, maxes = to_device(np.zeros(37, np.float32)), to_device(np.zeros(37, np.float32))
+    module.row_stats[4, stream](s, sums, maxes, 37, 64)
+    h = to_device(inputs["softmax_x"])
+    out = to_device(np.zeros_like(inputs["softmax_x"]))
+    module.softmax_rows[5, stream](h, out, 13, 128)
+    assert acl.rt.synchronize_stream(stream) == 0
+    from_device(z, inputs["add_x"]).tofile(tmp_path / "add_z.bin")
+    from_device(sums, np.zeros(37, np.float32)).tofile(tmp_path / "stats_sum.bin")
+    from_device(maxes, np.zeros(37, np.float32)).tofile(tmp_path / "stats_max.bin")
+    from_device(out, inputs["softmax_x"]).tofile(tmp_path / "softmax_y.bin")
+    check_outputs(tmp_path, inputs)
+    for ptr in (x, y, z, s, sums, maxes, h, out):
+        assert acl.rt.free(ptr) == 0
+    module.unload()
+
+
+def test_two_streams_launch_at_once(device: int, programs: dict[str, Path]) -> None:
+    module = ascendc.Module(programs["kernels"].read_bytes())
+    rng = np.random.default_rng(2)
+    n = 1 << 16
+    streams, outputs, expected, inputs = [], [], [], []
+    for k in range(2):
+        stream, ret = acl.rt.create_stream()
+        assert ret == 0
+        x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+        inputs += [to_device(x), to_device(y)]
+        outputs.append(to_device(np.zeros(n, np.float32)))
+        module.add_custom[8 + k, stream](inputs[-2], inputs[-1], outputs[-1], np.array([n, 1024], np.uint32))
+        streams.append(stream)
+        expected.append(x + y)
+    for stream, z, want in zip(streams, outputs, expected):
+        assert acl.rt.synchronize_stream(stream) == 0
+        np.testing.assert_array_equal(from_device(z, want), want)
+        assert acl.rt.destroy_stream(stream) == 0
+    for ptr in inputs + outputs:
+        assert acl.rt.free(ptr) == 0
+    module.unload()
