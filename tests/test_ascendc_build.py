@@ -74,6 +74,7 @@ find_package(ASC REQUIRED)
 project(scale_sample LANGUAGES CXX ASC)
 add_executable(scale scale_kernel.asc main.asc)
 target_compile_options(scale PRIVATE $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=dav-2201> $<$<COMPILE_LANGUAGE:ASC>:-O2>)
+target_link_libraries(scale PRIVATE m dl platform tiling_api)
 """
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import acl
+import ascendsim
 from ascendc_cases import KERNELS
 from ascendcl import (
     ACL_ERROR_INVALID_PARAM,
@@ -63,6 +64,7 @@ def buffers(stream: int) -> Iterator[tuple[int, int]]:
     ("alloc_past_depth", "AllocTensor", "all 1 buffers of the VECIN queue are allocated"),
     ("double_free", "FreeTensor", "was already freed"),
     ("use_after_free", "Adds", "was freed by FreeTensor before this use"),
+    ("wait_without_set", "WaitFlag", "was not set by a SetFlag before (the core would hang)"),
 ])
 def test_broken_kernel_fails_at_synchronize(module: ascendc.Module, stream: int, buffers: tuple[int, int],
                                             case: tuple[str, str, str]) -> None:
@@ -71,7 +73,7 @@ def test_broken_kernel_fails_at_synchronize(module: ascendc.Module, stream: int,
     assert aclrtSynchronizeStream(stream) == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION
     message = aclGetRecentErrMsg()
     assert f"kernel {kernel}, block 0 of 2: {api}:" in message and detail in message, message
-    assert "UB offset" in message or "0x" in message, message  # the address
+    assert "UB offset" in message or "0x" in message or kernel == "wait_without_set", message  # the address
     assert aclrtSynchronizeStream(stream) == 0  # reported once
 
 
@@ -159,3 +161,37 @@ def test_mask_repeat_compare_select_cast(module: ascendc.Module, stream: int) ->
     np.testing.assert_array_equal(w, floor.astype(np.float32))
     for ptr in ptrs:
         assert acl.rt.free(ptr) == 0
+
+
+def test_tiling_flags_printf_bfloat16(module: ascendc.Module, stream: int, capfd: pytest.CaptureFixture[str]) -> None:
+    x = np.random.default_rng(5).standard_normal(64).astype(np.float32)
+    # MiscTiling as BEGIN_TILING_DATA_DEF lays it out: uint32 length, float factor, int16 extra[3].
+    tiling = struct.pack("<If3h", 64, 1.7, 4, 5, -6) + bytes(2)
+    pointers = []
+    for data in (tiling, x.tobytes(), bytes(4 * 71)):
+        ptr, ret = acl.rt.malloc(len(data), 0)
+        assert ret == 0
+        host = np.frombuffer(data, np.uint8)
+        assert acl.rt.memcpy(ptr, len(data), host.ctypes.data, len(data), ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        pointers.append(ptr)
+    module.misc_apis[1, stream](*pointers)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    out = np.empty(71, np.float32)
+    assert acl.rt.memcpy(out.ctypes.data, out.nbytes, pointers[2], out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    np.testing.assert_allclose(out[0], x.sum(), rtol=1e-5)
+    assert out[1] == x.max() and out[2] == x.argmax()
+    assert out[3:6].tolist() == [64, np.float32(1.7), -6]
+    assert out[6] == np.float32(np.float16(1.7))
+    bf16 = ((x.view(np.uint32) + 0x7FFF + ((x.view(np.uint32) >> 16) & 1)) & 0xFFFF0000).view(np.float32)
+    np.testing.assert_array_equal(out[7:], bf16)  # round to nearest even, as the device
+    printed = capfd.readouterr().out
+    assert f"misc block 0 of 1: max {x.max():f} at {x.argmax()}, half {float(np.float16(1.7)):f}" in printed
+    assert "DumpTensor: desc=7" in printed
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0
+
+
+def test_compile_error_shows_the_compiler_output(device: int) -> None:
+    source = '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k(GM_ADDR x) { undefined_call(x); }\n'
+    with pytest.raises(ascendsim.ascendc.CompileError, match=r"(?s)bisheng failed.*k\.asc:2.*undefined_call"):
+        ascendsim.ascendc.compile(source, name="k")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import acl
+import ascendsim
 from acl_helpers import Compiler
 from ascendc_build import bisheng
 from ascendc_cases import KERNELS, check_outputs, write_inputs
@@ -24,7 +25,8 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     work = tmp_path_factory.mktemp("ascendc_launch")
     compiler = Compiler(work)
     built = {
-        "cpu": compiler.build(KERNELS / "cpu_debug_main.cpp", extra=["-O2", "-DASCENDC_CPU_DEBUG", f"-I{KERNELS}"]),
+        "cpu": compiler.build(KERNELS / "cpu_debug_main.cpp",
+                              extra=["-O2", "-DASCENDC_CPU_DEBUG", f"-I{KERNELS}", "-lplatform", "-ltiling_api"]),
         "binary": compiler.build(KERNELS / "binary_main.c"),
     }
     bisheng("-x", "asc", "--npu-arch=dav-2201", "-O2", str(KERNELS / "launch_main.asc"), "-o", str(work / "launch"))
@@ -35,21 +37,25 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return built
 
 
-def run_case(tmp_path: Path, program: Path, *args: str) -> None:
+def run_case(tmp_path: Path, program: Path, *args: str) -> str:
     inputs = write_inputs(tmp_path)
     done = Compiler(tmp_path).run(program, *args, str(tmp_path))
     assert done.returncode == 0 and done.stdout.startswith("ok"), done.stdout + done.stderr
     check_outputs(tmp_path, inputs)
+    return done.stdout
 
 
 def test_cpu_debug_mode(tmp_path: Path, programs: dict[str, Path]) -> None:
-    run_case(tmp_path, programs["cpu"])
+    # platform_ascendc answers from the SoC table: Ascend910B1 has 24 AIC + 48 AIV and a 192 KiB UB.
+    assert "aiv=48 aic=24 ub=196608 910b=1" in run_case(tmp_path, programs["cpu"])
 
 
-def test_cpu_debug_fault_stops_the_program(tmp_path: Path, programs: dict[str, Path]) -> None:
-    done = Compiler(tmp_path).run(programs["cpu"], str(tmp_path), "fault")
+@pytest.mark.parametrize(("soc", "code"), [("Ascend910B1", 507035), ("Ascend910A", 507015)])
+def test_cpu_debug_fault_stops_the_program(tmp_path: Path, programs: dict[str, Path], soc: str, code: int) -> None:
+    # The separated SoCs' vector kernels fault as a vector core (507035), the coupled ones as an AI Core (507015).
+    done = Compiler(tmp_path).run(programs["cpu"], str(tmp_path), "fault", env={"ASCENDSIM_SOC_NAME": soc})
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "507035" in done.stderr and "kernel read_past_end, block 1 of 2: DataCopy" in done.stderr, done.stderr
+    assert f"EE{code}" in done.stderr and "kernel read_past_end, block 1 of 2: DataCopy" in done.stderr, done.stderr
     assert "past the end of the GmAlloc buffer of 256 bytes" in done.stderr, done.stderr
 
 
@@ -119,3 +125,14 @@ def test_two_streams_launch_at_once(device: int, programs: dict[str, Path]) -> N
     for ptr in inputs + outputs:
         assert acl.rt.free(ptr) == 0
     module.unload()
+
+
+def test_profiler_shows_the_launches(tmp_path: Path, programs: dict[str, Path]) -> None:
+    output = tmp_path / "prof"
+    output.mkdir()
+    write_inputs(tmp_path)
+    done = Compiler(tmp_path).run(programs["launch"], str(tmp_path), env={"ASCENDSIM_PROFILE": str(output)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = ascendsim.load_trace(output)["traceEvents"]
+    launches = [e for e in events if e.get("name") == "LaunchKernel" and e.get("ph") == "X"]
+    assert sorted(e["args"]["blockDim"] for e in launches) == [4, 5, 8], launches

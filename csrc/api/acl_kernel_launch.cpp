@@ -2,6 +2,7 @@
 // aclrtLaunchKernel) and the ascendsim* functions the kernel headers call (include/ascendsim/ascendc_abi.h):
 // <<<>>> launches, ICPU_RUN_KF, the global-memory check, GmAlloc. A launch is one task on the stream that runs the
 // kernel's blocks (ascendc/block_runner.h); its fault is reported by the next synchronize. docs/ascendc.md.
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -207,9 +208,27 @@ void* ascendsimGmAlloc(size_t size) { return ascendc::gm_alloc(size); }
 
 aclError ascendsimGmFree(void* ptr) { return ascendc::gm_free(ptr); }
 
-size_t ascendsimSocUbSize(void) { return ascendc::current_soc().ub_size; }
-
-uint32_t ascendsimSocVectorCoreCount(void) { return ascendc::current_soc().vector_cores; }
+aclError ascendsimGetSocInfo(const char* socName, ascendsimSocInfo* info) {
+  ASCENDSIM_CHECK_NOT_NULL(info);
+  const ascendc::SocSpec* soc = socName == nullptr || socName[0] == '\0' ? &ascendc::current_soc()
+                                                                         : ascendc::find_soc(socName);
+  if (soc == nullptr)
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: SoC \"%s\" is not in the emulator's table (%s)", __func__, socName,
+                ascendc::known_socs());
+  *info = ascendsimSocInfo{};
+  std::snprintf(info->name, sizeof info->name, "%s", soc->name);
+  info->ub_size = soc->ub_size;
+  info->l1_size = soc->l1_size;
+  info->l0a_size = soc->l0a_size;
+  info->l0b_size = soc->l0b_size;
+  info->l0c_size = soc->l0c_size;
+  info->l2_size = soc->l2_size;
+  info->hbm_size = Runtime::instance().device_capacity();
+  info->cube_cores = soc->cube_cores;
+  info->vector_cores = soc->vector_cores;
+  info->separated = soc->separated() ? 1 : 0;
+  return ACL_SUCCESS;
+}
 
 void ascendsimKernelPrintLock(int lock) {
   static std::recursive_mutex mutex;

@@ -83,8 +83,8 @@ aclError run_blocks(const KernelRef& ref, uint32_t block_dim, const void* args, 
     }
   });
   if (failed_code == ACL_SUCCESS) return ACL_SUCCESS;
-  return fail(failed_code, "AI Core exception (%s %d): %s", soc.fault_code == 507035 ? "vector core" : "AI Core",
-              failed_code, failed_message.c_str());
+  return fail(failed_code, "%s exception: %s",
+              failed_code == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION ? "vector core" : "AI Core", failed_message.c_str());
 }
 
 }  // namespace ascendsim::ascendc

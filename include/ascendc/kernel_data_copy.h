@@ -74,42 +74,44 @@ inline void check_block_length(const char* api, size_t bytes) {
 
 }  // namespace ascendsim_detail
 
+namespace ascendsim_detail {
+
+// The operand checks of a copy: `bytes` from the start of a UB tensor or of a global tensor.
+template <typename T>
+inline void check_operand(const char* api, const char* name, const LocalTensor<T>& t, size_t bytes, bool) {
+  check_local(api, name, t, (bytes + sizeof(T) - 1) / sizeof(T));
+}
+template <typename T>
+inline void check_operand(const char* api, const char*, const GlobalTensor<T>& t, size_t bytes, bool write) {
+  check_gm_alignment(api, t.data());
+  check_global(api, t.data(), bytes, write);
+}
+
+// DataCopy with DataCopyParams between any two of UB and GM: lengths and gaps in 32-byte blocks.
+template <typename D, typename S>
+inline void data_copy(const D& dst, const S& src, const DataCopyParams& p) {
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  const size_t len = p.blockLen * size_t{ONE_BLK_SIZE};
+  const size_t src_gap = p.srcStride * size_t{ONE_BLK_SIZE}, dst_gap = p.dstStride * size_t{ONE_BLK_SIZE};
+  check_operand("DataCopy", "src", src, span(p.blockCount, len, src_gap), false);
+  check_operand("DataCopy", "dst", dst, span(p.blockCount, len, dst_gap), true);
+  copy_blocks(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), p.blockCount, len,
+              src_gap, dst_gap);
+}
+
+}  // namespace ascendsim_detail
+
 template <typename T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p) {
-  using namespace ascendsim_detail;
-  const size_t len = p.blockLen * size_t{ONE_BLK_SIZE};
-  if (p.blockCount == 0 || p.blockLen == 0) return;
-  check_gm_alignment("DataCopy", src.data());
-  const size_t ub_bytes = span(p.blockCount, len, p.dstStride * size_t{ONE_BLK_SIZE});
-  check_local("DataCopy", "dst", dst, (ub_bytes + sizeof(T) - 1) / sizeof(T));
-  const size_t gm_bytes = span(p.blockCount, len, p.srcStride * size_t{ONE_BLK_SIZE});
-  check_global("DataCopy", src.data(), gm_bytes, false);
-  copy_blocks(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), p.blockCount, len,
-              p.srcStride * size_t{ONE_BLK_SIZE}, p.dstStride * size_t{ONE_BLK_SIZE});
+  ascendsim_detail::data_copy(dst, src, p);
 }
-
 template <typename T>
 __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p) {
-  using namespace ascendsim_detail;
-  const size_t len = p.blockLen * size_t{ONE_BLK_SIZE};
-  if (p.blockCount == 0 || p.blockLen == 0) return;
-  check_gm_alignment("DataCopy", dst.data());
-  const size_t ub_bytes = span(p.blockCount, len, p.srcStride * size_t{ONE_BLK_SIZE});
-  check_local("DataCopy", "src", src, (ub_bytes + sizeof(T) - 1) / sizeof(T));
-  check_global("DataCopy", dst.data(), span(p.blockCount, len, p.dstStride * size_t{ONE_BLK_SIZE}), true);
-  copy_blocks(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), p.blockCount, len,
-              p.srcStride * size_t{ONE_BLK_SIZE}, p.dstStride * size_t{ONE_BLK_SIZE});
+  ascendsim_detail::data_copy(dst, src, p);
 }
-
 template <typename T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p) {
-  using namespace ascendsim_detail;
-  const size_t len = p.blockLen * size_t{ONE_BLK_SIZE};
-  if (p.blockCount == 0 || p.blockLen == 0) return;
-  check_local("DataCopy", "src", src, (span(p.blockCount, len, p.srcStride * size_t{ONE_BLK_SIZE}) + sizeof(T) - 1) / sizeof(T));
-  check_local("DataCopy", "dst", dst, (span(p.blockCount, len, p.dstStride * size_t{ONE_BLK_SIZE}) + sizeof(T) - 1) / sizeof(T));
-  copy_blocks(reinterpret_cast<uint8_t*>(dst.data()), reinterpret_cast<const uint8_t*>(src.data()), p.blockCount, len,
-              p.srcStride * size_t{ONE_BLK_SIZE}, p.dstStride * size_t{ONE_BLK_SIZE});
+  ascendsim_detail::data_copy(dst, src, p);
 }
 
 // The contiguous forms: count elements, count * sizeof(T) a multiple of 32.

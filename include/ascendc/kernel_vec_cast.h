@@ -23,7 +23,7 @@ inline uint16_t bits_of(T v) {
 template <typename T>
 inline T from_bits(uint16_t b) {
   T v;
-  std::memcpy(&v, &b, sizeof b);
+  std::memcpy(static_cast<void*>(&v), &b, sizeof b);
   return v;
 }
 

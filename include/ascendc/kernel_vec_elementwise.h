@@ -69,7 +69,8 @@ inline void unary_repeat(const char* api, const LocalTensor<T>& d, const LocalTe
 
 }  // namespace ascendsim_detail
 
-// Binary: Op(dst, src0, src1, count) and Op<T, isSetMask>(dst, src0, src1, mask | mask[2], repeat, params).
+// Binary: Op(dst, src0, src1, count) and Op<T, isSetMask>(dst, src0, src1, mask | mask[2], repeat, params) (the
+// mask's type M, a count or a pointer to two words, is deduced).
 #define ASCENDSIM_BINARY(Name, expr)                                                                          \
   template <typename T>                                                                                       \
   __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
@@ -80,18 +81,9 @@ inline void unary_repeat(const char* api, const LocalTensor<T>& d, const LocalTe
       return static_cast<T>(expr);                                                                            \
     });                                                                                                       \
   }                                                                                                           \
-  template <typename T, bool isSetMask = true>                                                                \
+  template <typename T, bool isSetMask = true, typename M>                                                    \
   __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                              uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& params) {    \
-    using W = ascendsim_detail::wide_t<T>;                                                                    \
-    ascendsim_detail::binary_repeat<T, isSetMask>(#Name, dst, src0, src1, mask, repeatTime, params, [](T x, T y) { \
-      const W a = static_cast<W>(x), b = static_cast<W>(y);                                                   \
-      return static_cast<T>(expr);                                                                            \
-    });                                                                                                       \
-  }                                                                                                           \
-  template <typename T, bool isSetMask = true>                                                                \
-  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                              const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& params) { \
+                              M mask, const uint8_t repeatTime, const BinaryRepeatParams& params) {           \
     using W = ascendsim_detail::wide_t<T>;                                                                    \
     ascendsim_detail::binary_repeat<T, isSetMask>(#Name, dst, src0, src1, mask, repeatTime, params, [](T x, T y) { \
       const W a = static_cast<W>(x), b = static_cast<W>(y);                                                   \
@@ -124,19 +116,9 @@ ASCENDSIM_BINARY(SubRelu, a - b > W(0) ? a - b : W(0))
       return static_cast<T>(expr);                                                                            \
     });                                                                                                       \
   }                                                                                                           \
-  template <typename T, typename U, bool isSetMask = true>                                                    \
-  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint64_t mask, \
+  template <typename T, typename U, bool isSetMask = true, typename M>                                        \
+  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, M mask,  \
                               const uint8_t repeatTime, const UnaryRepeatParams& params) {                    \
-    using W = ascendsim_detail::wide_t<T>;                                                                    \
-    const W s = static_cast<W>(static_cast<T>(scalar));                                                       \
-    ascendsim_detail::unary_repeat<T, isSetMask>(#Name, dst, src, mask, repeatTime, params, [s](T x) {        \
-      const W a = static_cast<W>(x);                                                                          \
-      return static_cast<T>(expr);                                                                            \
-    });                                                                                                       \
-  }                                                                                                           \
-  template <typename T, typename U, bool isSetMask = true>                                                    \
-  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar,          \
-                              const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& params) { \
     using W = ascendsim_detail::wide_t<T>;                                                                    \
     const W s = static_cast<W>(static_cast<T>(scalar));                                                       \
     ascendsim_detail::unary_repeat<T, isSetMask>(#Name, dst, src, mask, repeatTime, params, [s](T x) {        \
@@ -164,17 +146,8 @@ ASCENDSIM_SCALAR(LeakyRelu, a >= W(0) ? a : a * s)
       return static_cast<T>(expr);                                                                            \
     });                                                                                                       \
   }                                                                                                           \
-  template <typename T, bool isSetMask = true>                                                                \
-  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,           \
-                              const uint8_t repeatTime, const UnaryRepeatParams& params) {                    \
-    using W = ascendsim_detail::wide_t<T>;                                                                    \
-    ascendsim_detail::unary_repeat<T, isSetMask>(#Name, dst, src, mask, repeatTime, params, [](T x) {         \
-      const W a = static_cast<W>(x);                                                                          \
-      return static_cast<T>(expr);                                                                            \
-    });                                                                                                       \
-  }                                                                                                           \
-  template <typename T, bool isSetMask = true>                                                                \
-  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],    \
+  template <typename T, bool isSetMask = true, typename M>                                                    \
+  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask,                  \
                               const uint8_t repeatTime, const UnaryRepeatParams& params) {                    \
     using W = ascendsim_detail::wide_t<T>;                                                                    \
     ascendsim_detail::unary_repeat<T, isSetMask>(#Name, dst, src, mask, repeatTime, params, [](T x) {         \

@@ -1,6 +1,7 @@
 // Reductions. Inside one repeat (256 bytes) the device adds pairwise, as a tree; across repeats the count form
 // of ReduceSum accumulates in order. Max / Min keep the first occurrence and can store its index, bit for bit,
-// in the element after the value (as an integer of the element's width).
+// in the element after the value (as an integer of the element's width). Outputs need only element alignment
+// (ReduceMax / ReduceMin: two elements), sources 32 bytes.
 #pragma once
 #include "ascendc/kernel_vec_repeat.h"
 
@@ -38,7 +39,7 @@ inline void reduce_extreme(const char* api, const LocalTensor<T>& dst, const Loc
                            bool calIndex) {
   if (count <= 0) return;
   check_local(api, "src", src, count);
-  check_local(api, "dst", dst, calIndex ? 2 : 1);
+  check_local(api, "dst", dst, calIndex ? 2 : 1, 2 * sizeof(T));
   const T* p = src.data();
   uint32_t best = 0;
   for (int32_t i = 1; i < count; ++i)
@@ -55,7 +56,7 @@ __aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>
   (void)sharedTmpBuffer;
   if (count <= 0) return;
   ascendsim_detail::check_local("ReduceSum", "src", src, count);
-  ascendsim_detail::check_local("ReduceSum", "dst", dst, 1);
+  ascendsim_detail::check_local("ReduceSum", "dst", dst, 1, sizeof(T));
   constexpr uint32_t E = ONE_REPEAT_BYTE_SIZE / sizeof(T);
   T scratch[E];
   T total = T(0);
@@ -89,7 +90,8 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTens
   const RepeatShape shape = shape_for<T, isSetMask>("WholeReduceSum", mask, static_cast<uint32_t>(repeatTime));
   const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
   check_local("WholeReduceSum", "src", src, extent<T>(shape, ss));
-  if (shape.repeat != 0) check_local("WholeReduceSum", "dst", dst, uint64_t{shape.repeat - 1} * dstRepStride + 1);
+  if (shape.repeat != 0)
+    check_local("WholeReduceSum", "dst", dst, uint64_t{shape.repeat - 1} * dstRepStride + 1, sizeof(T));
   constexpr uint32_t E = ONE_REPEAT_BYTE_SIZE / sizeof(T);
   for (uint32_t r = 0; r < shape.repeat; ++r) {
     T scratch[E];
@@ -110,7 +112,7 @@ inline void whole_reduce_extreme(const char* api, const LocalTensor<T>& dst, con
   const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
   const uint32_t width = order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX ? 1 : 2;
   check_local(api, "src", src, extent<T>(shape, ss));
-  if (shape.repeat != 0) check_local(api, "dst", dst, (uint64_t{shape.repeat - 1} * dstRepStride + 1) * width);
+  if (shape.repeat != 0) check_local(api, "dst", dst, (uint64_t{shape.repeat - 1} * dstRepStride + 1) * width, sizeof(T));
   for (uint32_t r = 0; r < shape.repeat; ++r) {
     bool any = false;
     T best{};

@@ -103,9 +103,20 @@ ACL_FUNC_VISIBILITY void *ascendsimGmAlloc(size_t size);
 /* Returns ACL_SUCCESS, or ACL_ERROR_INVALID_PARAM (with a message) for a pointer GmAlloc did not return. */
 ACL_FUNC_VISIBILITY aclError ascendsimGmFree(void *ptr);
 
-/* The emulated SoC (ASCENDSIM_SOC_NAME): its unified-buffer size and vector-core count. */
-ACL_FUNC_VISIBILITY size_t ascendsimSocUbSize(void);
-ACL_FUNC_VISIBILITY uint32_t ascendsimSocVectorCoreCount(void);
+/* What platform_ascendc asks of a SoC: on-chip memory sizes (bytes; 0 where unknown) and core counts. */
+typedef struct ascendsimSocInfo {
+    char name[32];
+    uint64_t ub_size, l1_size, l0a_size, l0b_size, l0c_size, l2_size, hbm_size;
+    uint32_t cube_cores;   /* AIC (coupled SoCs: AI Cores) */
+    uint32_t vector_cores; /* AIV (coupled SoCs: AI Cores) */
+    uint32_t separated;    /* 1: AIC and AIV are separate cores (Atlas A2/A3) */
+} ascendsimSocInfo;
+
+/*
+ * Fills *info for SoC `socName` (NULL or "": the emulated one, ASCENDSIM_SOC_NAME). hbm_size is the emulated
+ * device memory (ASCENDSIM_DEVICE_MEMORY). An unknown name: ACL_ERROR_INVALID_PARAM with the known names.
+ */
+ACL_FUNC_VISIBILITY aclError ascendsimGetSocInfo(const char *socName, ascendsimSocInfo *info);
 
 /*
  * A kernel function's name and parameters as JSON text, {"name": ..., "args_size": n, "params": [{"offset": o,

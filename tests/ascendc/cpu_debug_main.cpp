@@ -6,6 +6,7 @@
 #if defined(ASCENDC_CPU_DEBUG) || defined(__CCE_KT_TEST__)
 #include "tikicpulib.h"
 #endif
+#include "tiling/platform/platform_ascendc.h"
 #include "vector_kernels.asc"
 
 // Block 1 reads 32 floats past the end of a 64-float buffer.
@@ -57,6 +58,12 @@ int main(int argc, char** argv) {
   write_file(dir, "softmax_y.bin", out, nh);
 
   for (uint8_t* p : {x, y, z, s, sums, maxes, h, out}) AscendC::GmFree(p);
-  std::printf("ok cpu-debug\n");
+  // Host tiling code's view of the SoC.
+  auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+  uint64_t ub = 0;
+  platform->GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+  std::printf("ok cpu-debug aiv=%u aic=%u ub=%llu 910b=%d\n", platform->GetCoreNumAiv(), platform->GetCoreNumAic(),
+              static_cast<unsigned long long>(ub),
+              platform->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B ? 1 : 0);
   return 0;
 }
