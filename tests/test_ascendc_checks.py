@@ -195,3 +195,23 @@ def test_compile_error_shows_the_compiler_output(device: int) -> None:
     source = '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void k(GM_ADDR x) { undefined_call(x); }\n'
     with pytest.raises(ascendsim.ascendc.CompileError, match=r"(?s)bisheng failed.*k\.asc:2.*undefined_call"):
         ascendsim.ascendc.compile(source, name="k")
+
+
+def test_compare_select_repeat_forms(module: ascendc.Module, stream: int) -> None:
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal(128).astype(np.float32), rng.standard_normal(128).astype(np.float32)
+    pointers = []
+    for array in (x, y, np.zeros(128, np.float32)):
+        ptr, ret = acl.rt.malloc(512, 0)
+        assert ret == 0
+        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        pointers.append(ptr)
+    module.compare_select_repeat[1, stream](*pointers)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    z = np.empty(128, np.float32)
+    assert acl.rt.memcpy(z.ctypes.data, 512, pointers[2], 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    selected = np.zeros(128, bool)
+    selected[0:48] = selected[64:112] = True  # mask 48 in each of the two repeats of 64
+    np.testing.assert_array_equal(z, np.where(selected, np.maximum(x, y), x))
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0

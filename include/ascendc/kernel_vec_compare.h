@@ -1,11 +1,17 @@
 // Compare / CompareScalar write one bit per element (LSB first) into a mask tensor; Select picks src0 where the
 // bit is 1 and src1 (a tensor or a scalar) where it is 0. The count form of Compare needs count * sizeof(T) to
-// be a multiple of 256, as on the device.
+// be a multiple of 256, as on the device. In the high-dimensional forms the bit of element e of repeat r is bit
+// r * E + e of the mask (E elements per repeat); elements the mask excludes leave their bit / dst unchanged.
 #pragma once
 #include "ascendc/kernel_vec_repeat.h"
 
 namespace AscendC {
 namespace ascendsim_detail {
+
+inline bool bit_at(const uint8_t* bits, uint64_t i) { return ((bits[i / 8] >> (i % 8)) & 1) != 0; }
+inline void set_bit(uint8_t* bits, uint64_t i, bool v) {
+  bits[i / 8] = static_cast<uint8_t>(v ? bits[i / 8] | (1u << (i % 8)) : bits[i / 8] & ~(1u << (i % 8)));
+}
 
 template <typename T>
 inline bool compare(T x, T y, CMPMODE mode) {
@@ -46,10 +52,48 @@ inline void select_count(const LocalTensor<T>& dst, const LocalTensor<U>& mask, 
   const uint8_t* bits = reinterpret_cast<const uint8_t*>(mask.data());
   T* pd = dst.data();
   const T* a = src0.data();
-  for (uint32_t i = 0; i < count; ++i) pd[i] = ((bits[i / 8] >> (i % 8)) & 1) != 0 ? a[i] : rhs(i);
+  for (uint32_t i = 0; i < count; ++i) pd[i] = bit_at(bits, i) ? a[i] : rhs(i);
 }
 
 }  // namespace ascendsim_detail
+
+template <typename T, typename U, bool isSetMask = true, typename M>
+__aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                               CMPMODE cmpMode, M mask, uint8_t repeatTime, const BinaryRepeatParams& p) {
+  using namespace ascendsim_detail;
+  const RepeatShape shape = shape_for<T, isSetMask>("Compare", mask, repeatTime);
+  const Stride sa{p.src0BlkStride, p.src0RepStride}, sb{p.src1BlkStride, p.src1RepStride};
+  check_local("Compare", "src0", src0, extent<T>(shape, sa));
+  check_local("Compare", "src1", src1, extent<T>(shape, sb));
+  check_local("Compare", "dst", dst, (uint64_t{shape.repeat} * shape.elements / 8 + sizeof(U) - 1) / sizeof(U));
+  uint8_t* bits = reinterpret_cast<uint8_t*>(dst.data());
+  for_each_element(shape, [&](uint32_t r, uint32_t e) {
+    set_bit(bits, uint64_t{r} * shape.elements + e,
+            compare(src0.data()[element_at<T>(r, e, sa)], src1.data()[element_at<T>(r, e, sb)], cmpMode));
+  });
+}
+
+template <typename T, typename U, bool isSetMask = true, typename M>
+__aicore__ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                              const LocalTensor<T>& src1, SELMODE selMode, M mask, uint8_t repeatTime,
+                              const BinaryRepeatParams& p) {
+  using namespace ascendsim_detail;
+  if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE)
+    fault("Select", "this form needs SELMODE::VSEL_TENSOR_TENSOR_MODE (got mode %d)", static_cast<int>(selMode));
+  const RepeatShape shape = shape_for<T, isSetMask>("Select", mask, repeatTime);
+  const Stride sd{p.dstBlkStride, p.dstRepStride}, sa{p.src0BlkStride, p.src0RepStride},
+      sb{p.src1BlkStride, p.src1RepStride};
+  check_local("Select", "dst", dst, extent<T>(shape, sd));
+  check_local("Select", "src0", src0, extent<T>(shape, sa));
+  check_local("Select", "src1", src1, extent<T>(shape, sb));
+  check_local("Select", "selMask", selMask, (uint64_t{shape.repeat} * shape.elements / 8 + sizeof(U) - 1) / sizeof(U));
+  const uint8_t* bits = reinterpret_cast<const uint8_t*>(selMask.data());
+  for_each_element(shape, [&](uint32_t r, uint32_t e) {
+    dst.data()[element_at<T>(r, e, sd)] = bit_at(bits, uint64_t{r} * shape.elements + e)
+                                              ? src0.data()[element_at<T>(r, e, sa)]
+                                              : src1.data()[element_at<T>(r, e, sb)];
+  });
+}
 
 template <typename T, typename U>
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,

@@ -6,7 +6,7 @@
 #if defined(ASCENDC_CPU_DEBUG) || defined(__CCE_KT_TEST__)
 #include "tikicpulib.h"
 #endif
-#include "tiling/platform/platform_ascendc.h"
+#include "platform/platform_ascendc.h"  // newer samples' path of tiling/platform/platform_ascendc.h
 #include "vector_kernels.asc"
 
 // Block 1 reads 32 floats past the end of a 64-float buffer.
