@@ -65,6 +65,7 @@ def buffers(stream: int) -> Iterator[tuple[int, int]]:
     ("double_free", "FreeTensor", "was already freed"),
     ("use_after_free", "Adds", "was freed by FreeTensor before this use"),
     ("wait_without_set", "WaitFlag", "was not set by a SetFlag before (the core would hang)"),
+    ("overlapping_writes", "DataCopy", "writes the 256 bytes of global memory at 0x"),
 ])
 def test_broken_kernel_fails_at_synchronize(module: ascendc.Module, stream: int, buffers: tuple[int, int],
                                             case: tuple[str, str, str]) -> None:

@@ -14,6 +14,7 @@
 #include "ascendc/global_memory.h"
 #include "ascendc/kernel_binary.h"
 #include "ascendc/soc_spec.h"
+#include "ascendc/write_log.h"
 #include "ascendsim/ascendc_abi.h"
 #include "core/error.h"
 #include "core/handle_registry.h"
@@ -178,8 +179,12 @@ aclError ascendsimKernelRun(const ascendsimKernel* kernel, uint32_t blockDim, co
   return ascendc::run_blocks(ref, blockDim, args, tilingKey);
 }
 
-int ascendsimGlobalMemoryCheck(const void* addr, size_t size, char* what, size_t whatSize) {
-  return ascendc::gm_check(addr, size, what, whatSize) ? 1 : 0;
+int ascendsimGlobalMemoryCheck(const ascendsimBlock* block, const char* api, const void* addr, size_t size, int write,
+                               char* what, size_t whatSize) {
+  if (!ascendc::gm_check(addr, size, what, whatSize)) return 0;
+  if (write != 0 && block != nullptr && block->launch != nullptr)
+    static_cast<ascendc::WriteLog*>(block->launch)->add(block->index, addr, size, api);
+  return 1;
 }
 
 aclError ascendsimGetKernelParams(aclrtFuncHandle funcHandle, char* text, size_t size, size_t* length) {

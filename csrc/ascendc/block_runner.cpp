@@ -1,10 +1,12 @@
 #include "ascendc/block_runner.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
 #include "acl/error_codes/rt_error_codes.h"
 #include "ascendc/soc_spec.h"
+#include "ascendc/write_log.h"
 #include "core/error.h"
 #include "kernels/thread_pool.h"
 
@@ -59,6 +61,7 @@ aclError run_blocks(const KernelRef& ref, uint32_t block_dim, const void* args, 
   uint32_t failed_block = block_dim;
   aclError failed_code = ACL_SUCCESS;
   std::string failed_message;
+  WriteLog writes(block_dim);
   kernels::parallel_for(block_dim, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       uint8_t* ub = unified_buffer(soc.ub_size);
@@ -70,7 +73,7 @@ aclError run_blocks(const KernelRef& ref, uint32_t block_dim, const void* args, 
         return;
       }
       const ascendsimBlock block{static_cast<uint32_t>(b), block_dim, ub, soc.ub_size, ref.kernel.name, tiling_key,
-                                 soc.fault_code};
+                                 soc.fault_code, &writes};
       char message[1024] = {0};
       const aclError code = ref.kernel.entry(&ref.kernel, args, &block, message, sizeof message);
       if (code == ACL_SUCCESS) continue;
@@ -82,7 +85,17 @@ aclError run_blocks(const KernelRef& ref, uint32_t block_dim, const void* args, 
       }
     }
   });
-  if (failed_code == ACL_SUCCESS) return ACL_SUCCESS;
+  if (failed_code == ACL_SUCCESS) {
+    WriteLog::Conflict c;
+    if (!writes.conflict(&c)) return ACL_SUCCESS;
+    char message[1024];
+    std::snprintf(message, sizeof message,
+                  "kernel %s, block %u of %u: %s: writes the %zu bytes of global memory at %p that block %u writes too "
+                  "(%s): blocks of one launch must write disjoint bytes, the result would depend on their order",
+                  ref.name.c_str(), c.block, block_dim, c.api, c.size, c.addr, c.other_block, c.other_api);
+    failed_code = soc.fault_code;
+    failed_message = message;
+  }
   return fail(failed_code, "%s exception: %s",
               failed_code == ACL_ERROR_RT_VECTOR_CORE_EXCEPTION ? "vector core" : "AI Core", failed_message.c_str());
 }

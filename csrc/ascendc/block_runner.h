@@ -1,6 +1,7 @@
 // Running one launch of an Ascend C kernel: blockDim blocks, each with its own unified buffer of the SoC's size,
 // spread over the intra-op thread pool (blocks of one launch are independent: no cross-block synchronisation is
-// emulated). The first block to fault (in block order) decides the launch's error code and message.
+// emulated). The first block to fault (in block order) decides the launch's error code and message; a launch
+// whose blocks all end well fails when two of them wrote the same global-memory bytes (write_log.h).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -38,7 +38,7 @@ inline BlockState& state() { return tls_state; }
 
 // A kernel called outside a launch (plain host code) still runs: block 0 of 1, with no unified buffer.
 inline const ascendsimBlock& block() {
-  static const ascendsimBlock none{0, 1, nullptr, 0, "(no launch)", 0, ACL_ERROR_RT_VECTOR_CORE_EXCEPTION};
+  static const ascendsimBlock none{0, 1, nullptr, 0, "(no launch)", 0, ACL_ERROR_RT_VECTOR_CORE_EXCEPTION, nullptr};
   return tls_state.block != nullptr ? *tls_state.block : none;
 }
 
@@ -55,10 +55,12 @@ inline const ascendsimBlock& block() {
   throw Fault{b.fault_code, message};
 }
 
-// GM accesses must lie in one live global-memory allocation (aclrtMalloc or GmAlloc).
+// GM accesses must lie in one live global-memory allocation (aclrtMalloc or GmAlloc); writes are recorded for
+// the check that no two blocks of a launch write the same bytes.
 inline void check_global(const char* api, const void* addr, size_t bytes, bool write) {
   char what[256];
-  if (bytes == 0 || ascendsimGlobalMemoryCheck(addr, bytes, what, sizeof what) != 0) return;
+  if (bytes == 0 || ascendsimGlobalMemoryCheck(tls_state.block, api, addr, bytes, write ? 1 : 0, what, sizeof what) != 0)
+    return;
   fault(api, "%s %zu bytes of global memory at %p: %s", write ? "writes" : "reads", bytes, addr, what);
 }
 

@@ -34,6 +34,7 @@ typedef struct ascendsimBlock {
     const char *kernel; /* the kernel's name, for messages */
     int32_t tiling_key; /* ICPU_SET_TILING_KEY's value (0 when not set) */
     aclError fault_code; /* the code a fault of this block fails the task with */
+    void *launch;        /* the library's record of the launch (its global-memory writes); NULL outside a launch */
 } ascendsimBlock;
 
 /* A parameter of a kernel: where it sits in the packed arguments and what it is (for packing from Python). */
@@ -94,9 +95,11 @@ ACL_FUNC_VISIBILITY aclError ascendsimKernelLaunch(const ascendsimKernel *kernel
 /*
  * Whether [addr, addr + size) lies inside one live global-memory allocation: a device allocation
  * (aclrtMalloc) or an AscendC::GmAlloc buffer. Returns 1 if so; else 0, with a description of where the
- * bytes are in what[0, whatSize).
+ * bytes are in what[0, whatSize). A write (write != 0) by `block` (NULL: outside a launch) through `api` is
+ * recorded, so that bytes two blocks of one launch write fail the launch.
  */
-ACL_FUNC_VISIBILITY int ascendsimGlobalMemoryCheck(const void *addr, size_t size, char *what, size_t whatSize);
+ACL_FUNC_VISIBILITY int ascendsimGlobalMemoryCheck(const ascendsimBlock *block, const char *api, const void *addr,
+                                                   size_t size, int write, char *what, size_t whatSize);
 
 /* AscendC::GmAlloc / GmFree: host memory that kernels may use as global memory (64-byte aligned). */
 ACL_FUNC_VISIBILITY void *ascendsimGmAlloc(size_t size);
