@@ -216,3 +216,33 @@ def test_compare_select_repeat_forms(module: ascendc.Module, stream: int) -> Non
     np.testing.assert_array_equal(z, np.where(selected, np.maximum(x, y), x))
     for ptr in pointers:
         assert acl.rt.free(ptr) == 0
+
+
+def tree_sum_f16(values: np.ndarray) -> np.float16:
+    """The device's pairwise sum of float16 values, each partial rounded to half and saturated at +-65504."""
+    v = [np.float16(x) for x in values]
+    while len(v) > 1:
+        pairs = [np.float16(np.clip(np.float32(a) + np.float32(b), -65504, 65504)) for a, b in zip(v[::2], v[1::2])]
+        v = pairs + ([v[-1]] if len(v) % 2 else [])
+    return v[0]
+
+
+def test_half_sums_saturate(module: ascendc.Module, stream: int) -> None:
+    x = np.random.default_rng(3).uniform(-4, 4, 256).astype(np.float16)
+    x[:4] = [60000, 60000, -30000, 100]  # the documented example: 60000 + 60000 saturates to 65504
+    pointers = []
+    for size, data in ((512, x), (32, np.zeros(16, np.float16))):
+        ptr, ret = acl.rt.malloc(size, 0)
+        assert ret == 0
+        assert acl.rt.memcpy(ptr, size, data.ctypes.data, size, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        pointers.append(ptr)
+    module.half_sums[1, stream](*pointers)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    out = np.empty(16, np.float16)
+    assert acl.rt.memcpy(out.ctypes.data, 32, pointers[1], 32, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    assert out[0] == tree_sum_f16(x[:4]) and np.isfinite(out[0])  # not inf: 65504 + (-29904)
+    assert out[1] == tree_sum_f16(x[:128])
+    total = np.float16(np.clip(np.float32(tree_sum_f16(x[:128])) + np.float32(tree_sum_f16(x[128:])), -65504, 65504))
+    assert out[2] == total  # in order across repeats
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0

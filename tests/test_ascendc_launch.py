@@ -135,4 +135,4 @@ def test_profiler_shows_the_launches(tmp_path: Path, programs: dict[str, Path]) 
     assert done.returncode == 0, done.stdout + done.stderr
     events = ascendsim.load_trace(output)["traceEvents"]
     launches = [e for e in events if e.get("name") == "LaunchKernel" and e.get("ph") == "X"]
-    assert sorted(e["args"]["blockDim"] for e in launches) == [4, 5, 8], launches
+    assert sorted(e["args"]["blockDim"] for e in launches) == [2, 4, 5, 8], launches

@@ -1,12 +1,25 @@
 // Reductions. Inside one repeat (256 bytes) the device adds pairwise, as a tree; across repeats the count form
-// of ReduceSum accumulates in order. Max / Min keep the first occurrence and can store its index, bit for bit,
+// of ReduceSum accumulates in order; half partial sums saturate at +-65504. Max / Min keep the first occurrence and can store its index, bit for bit,
 // in the element after the value (as an integer of the element's width). Outputs need only element alignment
 // (ReduceMax / ReduceMin: two elements), sources 32 bytes.
 #pragma once
+#include <type_traits>
+
 #include "ascendc/kernel_vec_repeat.h"
 
 namespace AscendC {
 namespace ascendsim_detail {
+
+// One addition of a sum: half partials saturate at +-65504 instead of overflowing, as the vector unit's do.
+template <typename T>
+inline T sum_step(T a, T b) {
+  if constexpr (std::is_same_v<T, half>) {
+    const float s = static_cast<float>(a) + static_cast<float>(b);
+    return static_cast<T>(s > 65504.0f ? 65504.0f : s < -65504.0f ? -65504.0f : s);
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
 
 // Pairwise sum of v[0, n) in T arithmetic (n <= 256 / sizeof(T)); v is scratch.
 template <typename T>
@@ -14,7 +27,7 @@ inline T tree_sum(T* v, uint32_t n) {
   if (n == 0) return T(0);
   while (n > 1) {
     const uint32_t half_n = n / 2;
-    for (uint32_t i = 0; i < half_n; ++i) v[i] = static_cast<T>(v[2 * i] + v[2 * i + 1]);
+    for (uint32_t i = 0; i < half_n; ++i) v[i] = sum_step(v[2 * i], v[2 * i + 1]);
     if (n % 2 != 0) v[half_n] = v[n - 1];
     n = half_n + n % 2;
   }
@@ -63,7 +76,7 @@ __aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>
   for (int32_t start = 0; start < count; start += E) {
     const uint32_t n = static_cast<uint32_t>(count - start) < E ? static_cast<uint32_t>(count - start) : E;
     std::memcpy(scratch, src.data() + start, n * sizeof(T));
-    total = static_cast<T>(total + ascendsim_detail::tree_sum(scratch, n));
+    total = ascendsim_detail::sum_step(total, ascendsim_detail::tree_sum(scratch, n));
   }
   dst.data()[0] = total;
 }
@@ -101,6 +114,15 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTens
       if (shape.mask.test(e)) scratch[n++] = src.data()[element_at<T>(r, e, ss)];
     dst.data()[uint64_t{r} * dstRepStride] = tree_sum(scratch, n);
   }
+}
+
+// The older form of WholeReduceSum: a continuous mask only, dstBlkStride ignored, dstRepStride in results.
+template <typename T, bool isSetMask = true>
+__aicore__ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                       const int32_t mask, const int32_t dstBlkStride, const int32_t srcBlkStride,
+                                       const int32_t dstRepStride, const int32_t srcRepStride) {
+  (void)dstBlkStride;
+  WholeReduceSum<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride);
 }
 
 namespace ascendsim_detail {
