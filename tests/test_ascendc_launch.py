@@ -15,7 +15,13 @@ import ascendsim
 from acl_helpers import Compiler
 from ascendc_build import bisheng
 from ascendc_cases import KERNELS, check_outputs, write_inputs
-from ascendcl import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ascendcl import (
+    ACL_ERROR_RT_INVALID_HANDLE,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    aclGetRecentErrMsg,
+    aclrtLaunchKernel,
+)
 from ascendsim import ascendc
 
 
@@ -136,3 +142,22 @@ def test_profiler_shows_the_launches(tmp_path: Path, programs: dict[str, Path]) 
     events = ascendsim.load_trace(output)["traceEvents"]
     launches = [e for e in events if e.get("name") == "LaunchKernel" and e.get("ph") == "X"]
     assert sorted(e["args"]["blockDim"] for e in launches) == [2, 4, 5, 8], launches
+
+
+def test_unload_with_a_launch_queued(stream: int, programs: dict[str, Path]) -> None:
+    """A launch queued before aclrtBinaryUnLoad still runs (it holds the code); the function handle is dead after."""
+    module = ascendc.Module(programs["kernels"].read_bytes())
+    kernel = module.add_custom
+    n = 4096
+    x = np.arange(n, dtype=np.float32)
+    a, b, z = to_device(x), to_device(x), to_device(np.zeros(n, np.float32))
+    tiling = np.array([n, 256], np.uint32)
+    kernel[4, stream](a, b, z, tiling)
+    module.unload()
+    assert acl.rt.synchronize_stream(stream) == 0
+    np.testing.assert_array_equal(from_device(z, x), 2 * x)
+    packed = np.frombuffer(kernel.pack(a, b, z, tiling), np.uint8)
+    assert aclrtLaunchKernel(kernel.func, 4, packed.ctypes.data, packed.size, stream) == ACL_ERROR_RT_INVALID_HANDLE
+    assert "is not a live kernel function" in aclGetRecentErrMsg()
+    for ptr in (a, b, z):
+        assert acl.rt.free(ptr) == 0
