@@ -14,6 +14,7 @@
 #include "ascendc/kernel_vec_cast.h"
 #include "ascendc/kernel_vec_compare.h"
 #include "ascendc/kernel_vec_reduce.h"
+#include "ascendc/kernel_vec_rearrange.h"
 #include "ascendc/kernel_sync.h"
 #include "ascendc/kernel_tiling.h"
 #include "ascendc/kernel_debug.h"

@@ -246,3 +246,23 @@ def test_half_sums_saturate(module: ascendc.Module, stream: int) -> None:
     assert out[2] == total  # in order across repeats
     for ptr in pointers:
         assert acl.rt.free(ptr) == 0
+
+
+def test_tensor_operators_and_brcb(module: ascendc.Module, stream: int) -> None:
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    pointers = []
+    for array in (x, y, np.zeros(64, np.float32), np.zeros(128, np.float32)):
+        ptr, ret = acl.rt.malloc(array.nbytes, 0)
+        assert ret == 0
+        assert acl.rt.memcpy(ptr, array.nbytes, array.ctypes.data, array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        pointers.append(ptr)
+    module.operators_brcb[1, stream](*pointers)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    z, w = np.empty(64, np.float32), np.empty(128, np.float32)
+    for array, ptr in ((z, pointers[2]), (w, pointers[3])):
+        assert acl.rt.memcpy(array.ctypes.data, array.nbytes, ptr, array.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    np.testing.assert_array_equal(z, (x + y) * x - y / np.float32(2))  # each step rounded to float, as numpy's
+    np.testing.assert_array_equal(w, np.repeat(x[:16], 8))
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0

@@ -4,6 +4,7 @@
 // one number (check_local). Sub-tensors (operator[]) share their parent's buffer and generation.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include "ascendc/kernel_block.h"
 
@@ -35,6 +36,15 @@ class LocalTensor {
   LocalTensor() = default;
   LocalTensor(T* addr, uint32_t size, TPosition pos, ascendsim_detail::BufferSlot* slot)
       : addr_(addr), size_(size), pos_(pos), slot_(slot), generation_(slot != nullptr ? slot->generation : 0) {}
+
+  // dst = a + b (and - * / | &): the instruction over dst's whole length (kernel_vec_elementwise.h).
+  template <typename E, typename = decltype(std::declval<const E&>().assign_to(std::declval<LocalTensor&>()))>
+  __aicore__ inline LocalTensor& operator=(const E& expression) {
+    expression.assign_to(*this);
+    return *this;
+  }
+  LocalTensor(const LocalTensor&) = default;
+  LocalTensor& operator=(const LocalTensor&) = default;
 
   __aicore__ inline T GetValue(uint32_t index) const {
     check_index("LocalTensor::GetValue", index);

@@ -103,6 +103,30 @@ ASCENDSIM_BINARY(AddRelu, a + b > W(0) ? a + b : W(0))
 ASCENDSIM_BINARY(SubRelu, a - b > W(0) ? a - b : W(0))
 #undef ASCENDSIM_BINARY
 
+// The whole-tensor operators: `dst = a + b` runs the instruction over dst's length.
+namespace ascendsim_detail {
+template <typename T, void (*Op)(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const int32_t&)>
+struct TensorExpr {
+  const LocalTensor<T>& a;
+  const LocalTensor<T>& b;
+  void assign_to(const LocalTensor<T>& dst) const { Op(dst, a, b, static_cast<int32_t>(dst.GetSize())); }
+};
+}  // namespace ascendsim_detail
+
+#define ASCENDSIM_OPERATOR(symbol, Name)                                                                        \
+  template <typename T>                                                                                         \
+  __aicore__ inline ascendsim_detail::TensorExpr<T, &Name<T>> operator symbol(const LocalTensor<T>& a,         \
+                                                                              const LocalTensor<T>& b) {       \
+    return {a, b};                                                                                              \
+  }
+ASCENDSIM_OPERATOR(+, Add)
+ASCENDSIM_OPERATOR(-, Sub)
+ASCENDSIM_OPERATOR(*, Mul)
+ASCENDSIM_OPERATOR(/, Div)
+ASCENDSIM_OPERATOR(|, Or)
+ASCENDSIM_OPERATOR(&, And)
+#undef ASCENDSIM_OPERATOR
+
 // With a scalar: Op(dst, src, scalar, count) and Op<T, isSetMask>(dst, src, scalar, mask | mask[2], repeat,
 // UnaryRepeatParams). `s` is the scalar in the compute type.
 #define ASCENDSIM_SCALAR(Name, expr)                                                                          \
