@@ -266,3 +266,25 @@ def test_tensor_operators_and_brcb(module: ascendc.Module, stream: int) -> None:
     np.testing.assert_array_equal(w, np.repeat(x[:16], 8))
     for ptr in pointers:
         assert acl.rt.free(ptr) == 0
+
+
+def test_block_and_pair_reductions(module: ascendc.Module, stream: int) -> None:
+    x = np.random.default_rng(13).standard_normal(128).astype(np.float32)
+    pointers = []
+    for array in (x, np.zeros(128, np.float32)):
+        ptr, ret = acl.rt.malloc(512, 0)
+        assert ret == 0
+        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+        pointers.append(ptr)
+    module.block_pair_reduce[1, stream](*pointers)
+    assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
+    out = np.empty(128, np.float32)
+    assert acl.rt.memcpy(out.ctypes.data, 512, pointers[1], 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    blocks = x.reshape(16, 8)  # 32-byte blocks of 8 floats
+    np.testing.assert_allclose(out[0:16], blocks.sum(axis=1), rtol=1e-6, atol=1e-6)  # pairwise tree order
+    np.testing.assert_array_equal(out[16:32], blocks.max(axis=1))
+    np.testing.assert_array_equal(out[32:48], blocks.min(axis=1))
+    np.testing.assert_array_equal(out[48:64], 0)
+    np.testing.assert_array_equal(out[64:128], x[0::2] + x[1::2])
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0

@@ -116,6 +116,80 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTens
   }
 }
 
+namespace ascendsim_detail {
+
+enum class BlockOp { kSum, kMax, kMin };
+
+// One result per 32-byte block of each repeat, at dst[r * dstRepStride * 8 + block] (dstRepStride in units of a
+// repeat's 8 results); a block the mask leaves empty keeps its dst element.
+template <typename T, BlockOp op, bool isSetMask, typename M>
+inline void block_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t repeatTime,
+                         M mask, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride) {
+  constexpr uint32_t B = ONE_BLK_SIZE / sizeof(T);
+  const RepeatShape shape = shape_for<T, isSetMask>(api, mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
+  check_local(api, "src", src, extent<T>(shape, ss));
+  if (shape.repeat != 0) check_local(api, "dst", dst, (uint64_t{shape.repeat - 1} * dstRepStride + 1) * 8, 8 * sizeof(T));
+  for (uint32_t r = 0; r < shape.repeat; ++r) {
+    const uint32_t limit = r + 1 == shape.repeat ? static_cast<uint32_t>(shape.last) : shape.elements;
+    for (uint32_t blk = 0; blk < 8; ++blk) {
+      T values[B];
+      uint32_t n = 0;
+      for (uint32_t e = blk * B; e < (blk + 1) * B && e < limit; ++e)
+        if (shape.mask.test(e)) values[n++] = src.data()[element_at<T>(r, e, ss)];
+      if (n == 0) continue;
+      T result = values[0];
+      if constexpr (op == BlockOp::kSum) {
+        result = tree_sum(values, n);
+      } else {
+        for (uint32_t i = 1; i < n; ++i)
+          if (op == BlockOp::kMax ? values[i] > result : values[i] < result) result = values[i];
+      }
+      dst.data()[(uint64_t{r} * dstRepStride) * 8 + blk] = result;
+    }
+  }
+}
+
+}  // namespace ascendsim_detail
+
+#define ASCENDSIM_BLOCK_REDUCE(Name, op)                                                                        \
+  template <typename T, bool isSetMask = true, typename M>                                                      \
+  __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,  \
+                              M mask, const int32_t dstRepStride, const int32_t srcBlkStride,                   \
+                              const int32_t srcRepStride) {                                                     \
+    ascendsim_detail::block_reduce<T, op, isSetMask>(#Name, dst, src, repeatTime, mask, dstRepStride, srcBlkStride, \
+                                                     srcRepStride);                                            \
+  }
+ASCENDSIM_BLOCK_REDUCE(BlockReduceSum, ascendsim_detail::BlockOp::kSum)
+ASCENDSIM_BLOCK_REDUCE(BlockReduceMax, ascendsim_detail::BlockOp::kMax)
+ASCENDSIM_BLOCK_REDUCE(BlockReduceMin, ascendsim_detail::BlockOp::kMin)
+#undef ASCENDSIM_BLOCK_REDUCE
+
+// Sums of adjacent pairs (elements 2i and 2i + 1 of a repeat) at dst[r * dstRepStride * E / 2 + i] (dstRepStride in
+// units of a reduced repeat, 128 bytes); a pair the mask leaves empty keeps its dst element.
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                     M mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                     const int32_t srcRepStride) {
+  using namespace ascendsim_detail;
+  const RepeatShape shape = shape_for<T, isSetMask>("PairReduceSum", mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride)};
+  const uint32_t half_repeat = shape.elements / 2;
+  check_local("PairReduceSum", "src", src, extent<T>(shape, ss));
+  if (shape.repeat != 0)
+    check_local("PairReduceSum", "dst", dst, uint64_t{shape.repeat - 1} * dstRepStride * half_repeat + half_repeat);
+  for (uint32_t r = 0; r < shape.repeat; ++r) {
+    const uint32_t limit = r + 1 == shape.repeat ? static_cast<uint32_t>(shape.last) : shape.elements;
+    for (uint32_t i = 0; i < half_repeat; ++i) {
+      const bool a = 2 * i < limit && shape.mask.test(2 * i), b = 2 * i + 1 < limit && shape.mask.test(2 * i + 1);
+      if (!a && !b) continue;
+      const T x = a ? src.data()[element_at<T>(r, 2 * i, ss)] : T(0);
+      const T y = b ? src.data()[element_at<T>(r, 2 * i + 1, ss)] : T(0);
+      dst.data()[uint64_t{r} * dstRepStride * half_repeat + i] = sum_step(x, y);
+    }
+  }
+}
+
 // The older form of WholeReduceSum: a continuous mask only, dstBlkStride ignored, dstRepStride in results.
 template <typename T, bool isSetMask = true>
 __aicore__ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
