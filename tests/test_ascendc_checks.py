@@ -284,7 +284,19 @@ def test_block_and_pair_reductions(module: ascendc.Module, stream: int) -> None:
     np.testing.assert_allclose(out[0:16], blocks.sum(axis=1), rtol=1e-6, atol=1e-6)  # pairwise tree order
     np.testing.assert_array_equal(out[16:32], blocks.max(axis=1))
     np.testing.assert_array_equal(out[32:48], blocks.min(axis=1))
-    np.testing.assert_array_equal(out[48:64], 0)
+    sums = [np.float32(0)] * 2
+    for r in range(2):
+        v = list(x[64 * r:64 * r + 64])
+        while len(v) > 1:
+            v = [np.float32(a + b) for a, b in zip(v[::2], v[1::2])]
+        sums[r] = v[0]
+    assert out[48] == np.float32(sums[0] + sums[1])
+    picked = np.concatenate([x[0:32], x[64:96]])
+    assert out[56] == picked.max()
+    index = int(np.argmax(picked))
+    assert out[57:58].view(np.uint32)[0] == (index if index < 32 else index + 32)  # counted in the repeats' elements
+    np.testing.assert_array_equal(out[49:56], 0)
+    np.testing.assert_array_equal(out[58:64], 0)
     np.testing.assert_array_equal(out[64:128], x[0::2] + x[1::2])
     for ptr in pointers:
         assert acl.rt.free(ptr) == 0

@@ -4,6 +4,7 @@
 // (ReduceMax / ReduceMin: two elements), sources 32 bytes.
 #pragma once
 #include <type_traits>
+#include <vector>
 
 #include "ascendc/kernel_vec_repeat.h"
 
@@ -93,6 +94,65 @@ __aicore__ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>
                                  const int32_t count, bool calIndex = false) {
   (void)sharedTmpBuffer;
   ascendsim_detail::reduce_extreme<T, false>("ReduceMin", dst, src, count, calIndex);
+}
+
+// The high-dimensional forms: `repeatTime` repeats with mask and srcRepStride (block stride 1). ReduceSum adds the
+// repeats' tree sums as a tree too; Max / Min scan in order, the index counting elements from the first repeat.
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 M mask, const int32_t repeatTime, const int32_t srcRepStride) {
+  using namespace ascendsim_detail;
+  (void)sharedTmpBuffer;
+  const RepeatShape shape = shape_for<T, isSetMask>("ReduceSum", mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{1, static_cast<uint32_t>(srcRepStride)};
+  check_local("ReduceSum", "src", src, extent<T>(shape, ss));
+  check_local("ReduceSum", "dst", dst, 1, sizeof(T));
+  if (shape.repeat == 0) return;
+  constexpr uint32_t E = ONE_REPEAT_BYTE_SIZE / sizeof(T);
+  std::vector<T> partials(shape.repeat);  // more than 255 repeats in the counter mode
+  for (uint32_t r = 0; r < shape.repeat; ++r) {
+    T scratch[E];
+    uint32_t n = 0;
+    for_each_element(RepeatShape{shape.mask, 1, shape.elements, r + 1 == shape.repeat ? shape.last : shape.elements},
+                     [&](uint32_t, uint32_t e) { scratch[n++] = src.data()[element_at<T>(r, e, ss)]; });
+    partials[r] = tree_sum(scratch, n);
+  }
+  dst.data()[0] = tree_sum(partials.data(), shape.repeat);
+}
+
+namespace ascendsim_detail {
+template <typename T, bool is_max, bool isSetMask, typename M>
+inline void reduce_extreme_repeat(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask,
+                                  int32_t repeatTime, int32_t srcRepStride, bool calIndex) {
+  const RepeatShape shape = shape_for<T, isSetMask>(api, mask, static_cast<uint32_t>(repeatTime));
+  const Stride ss{1, static_cast<uint32_t>(srcRepStride)};
+  check_local(api, "src", src, extent<T>(shape, ss));
+  check_local(api, "dst", dst, calIndex ? 2 : 1, 2 * sizeof(T));
+  bool any = false;
+  T best{};
+  uint32_t at = 0;
+  for_each_element(shape, [&](uint32_t r, uint32_t e) {
+    const T v = src.data()[element_at<T>(r, e, ss)];
+    if (!any || (is_max ? v > best : v < best)) best = v, at = r * shape.elements + e, any = true;
+  });
+  if (!any) return;
+  dst.data()[0] = best;
+  if (calIndex) store_index(dst.data() + 1, at);
+}
+}  // namespace ascendsim_detail
+
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 M mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false) {
+  (void)sharedTmpBuffer;
+  ascendsim_detail::reduce_extreme_repeat<T, true, isSetMask>("ReduceMax", dst, src, mask, repeatTime, srcRepStride, calIndex);
+}
+
+template <typename T, bool isSetMask = true, typename M>
+__aicore__ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 M mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false) {
+  (void)sharedTmpBuffer;
+  ascendsim_detail::reduce_extreme_repeat<T, false, isSetMask>("ReduceMin", dst, src, mask, repeatTime, srcRepStride, calIndex);
 }
 
 // One result per repeat: dst[r * dstRepStride] (Max / Min with ORDER_VALUE_INDEX: value and index pairs).
