@@ -7,10 +7,31 @@ from pathlib import Path
 
 import numpy as np
 
+import acl
 from acl_helpers import TESTS
+from ascendcl import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 
 KERNELS = TESTS / "ascendc"
 ADD_LENGTH, STAT_ROWS, STAT_COLS, SOFTMAX_ROWS, SOFTMAX_COLS = 4099, 37, 64, 13, 128
+
+
+def to_device(array: np.ndarray) -> int:
+    """A device copy of `array` (aclrtMalloc + aclrtMemcpy); free it with free_all."""
+    ptr, ret = acl.rt.malloc(array.nbytes, 0)
+    assert ret == 0
+    assert acl.rt.memcpy(ptr, array.nbytes, array.ctypes.data, array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    return ptr
+
+
+def from_device(ptr: int, like: np.ndarray) -> np.ndarray:
+    out = np.empty_like(like)
+    assert acl.rt.memcpy(out.ctypes.data, out.nbytes, ptr, out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    return out
+
+
+def free_all(pointers: list[int]) -> None:
+    for ptr in pointers:
+        assert acl.rt.free(ptr) == 0
 
 
 def write_inputs(directory: Path) -> dict[str, np.ndarray]:

@@ -91,3 +91,34 @@ def test_cmake_asc_language(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
     run = Compiler(tmp_path).run(build / "scale")
     assert run.returncode == 0 and "ok scale" in run.stdout, run.stdout + run.stderr
+
+
+INVOCATION_PROJECT = """
+cmake_minimum_required(VERSION 3.16)
+project(kernel_invocation LANGUAGES CXX)
+set(ASCEND_CANN_PACKAGE_PATH $ENV{ASCEND_HOME_PATH})
+include(${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake)
+ascendc_library(kernels STATIC scale_kernel.cpp)
+add_executable(main main.cpp)
+target_include_directories(main PRIVATE ${ASCEND_CANN_PACKAGE_PATH}/include)
+target_link_directories(main PRIVATE ${ASCEND_CANN_PACKAGE_PATH}/lib64)
+target_link_libraries(main PRIVATE kernels ascendcl)
+"""
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_ascendc_library_and_aclrt_launch_kernel(tmp_path: Path) -> None:
+    source, build = tmp_path / "src", tmp_path / "build"
+    source.mkdir()
+    shutil.copy(KERNELS / "scale_kernel.cpp", source / "scale_kernel.cpp")
+    shutil.copy(KERNELS / "invocation_main.cpp", source / "main.cpp")
+    (source / "CMakeLists.txt").write_text(INVOCATION_PROJECT)
+    env = toolkit_env()
+    for command in (["cmake", "-S", str(source), "-B", str(build)], ["cmake", "--build", str(build)]):
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+    header = (build / "kernels_launch_headers" / "aclrtlaunch_scale.h").read_text()
+    assert 'extern "C" uint32_t aclrtlaunch_scale(uint32_t blockDim, aclrtStream stream, void* x, void* y, float a, ' \
+           "uint32_t n);" in header
+    run = Compiler(tmp_path).run(build / "main")
+    assert run.returncode == 0 and "ok invocation" in run.stdout, run.stdout + run.stderr

@@ -12,16 +12,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-import acl
 import ascendsim
-from ascendc_cases import KERNELS
+from ascendc_cases import KERNELS, free_all, from_device, to_device
 from ascendcl import (
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_KERNEL_LOOKUP,
     ACL_ERROR_RT_PARAM_INVALID,
     ACL_ERROR_RT_VECTOR_CORE_EXCEPTION,
-    ACL_MEMCPY_DEVICE_TO_HOST,
-    ACL_MEMCPY_HOST_TO_DEVICE,
     aclGetRecentErrMsg,
     aclrtBinaryGetFunction,
     aclrtBinaryLoad,
@@ -46,14 +43,9 @@ def module() -> Iterator[ascendc.Module]:
 
 @pytest.fixture
 def buffers(stream: int) -> Iterator[tuple[int, int]]:
-    pointers = []
-    for _ in range(2):
-        ptr, ret = acl.rt.malloc(256 * 4, 0)
-        assert ret == 0
-        pointers.append(ptr)
+    pointers = [to_device(np.zeros(256, np.float32)) for _ in range(2)]
     yield pointers[0], pointers[1]
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)
 
 
 @pytest.mark.parametrize("case", [
@@ -102,8 +94,7 @@ def test_argument_packing(module: ascendc.Module, stream: int, buffers: tuple[in
     assert bytes(packed)[:kernel.args_size] == kernel.pack(out, 200, -(1 << 40), -2.5, 3.25, 65535, 1e300)
     assert aclrtLaunchKernel(kernel.func, 1, ctypes.addressof(packed), ctypes.sizeof(packed), stream) == 0
     assert aclrtSynchronizeStream(stream) == 0
-    values = np.empty(6, np.float64)
-    assert acl.rt.memcpy(values.ctypes.data, values.nbytes, out, values.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    values = from_device(out, np.empty(6, np.float64))
     assert values.tolist() == [200, -(1 << 40), -2.5, 3.25, 65535, 1e300]
 
 
@@ -140,17 +131,10 @@ def test_foreign_binary_is_refused(device: int, image: bytes, detail: str) -> No
 
 def test_mask_repeat_compare_select_cast(module: ascendc.Module, stream: int) -> None:
     x = (np.arange(128, dtype=np.float32) - 60.5) / 7
-    ptrs = []
-    for array in (x, np.zeros(128, np.float32), np.zeros(128, np.float32), np.zeros(128, np.float32)):
-        ptr, ret = acl.rt.malloc(512, 0)
-        assert ret == 0
-        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        ptrs.append(ptr)
+    ptrs = [to_device(x)] + [to_device(np.zeros(128, np.float32)) for _ in range(3)]
     module.repeat_forms[1, stream](*ptrs)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    y, z, w = (np.empty(128, np.float32) for _ in range(3))
-    for array, ptr in zip((y, z, w), ptrs[1:]):
-        assert acl.rt.memcpy(array.ctypes.data, 512, ptr, 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    y, z, w = (from_device(ptr, x) for ptr in ptrs[1:])
     expected = np.maximum(x, 0) * 2
     expected[:8] = -1
     np.testing.assert_array_equal(y, expected)
@@ -160,25 +144,17 @@ def test_mask_repeat_compare_select_cast(module: ascendc.Module, stream: int) ->
     nearest = scaled.astype(np.float16)
     floor = np.where(nearest.astype(np.float32) > scaled, np.nextafter(nearest, np.float16(-np.inf)), nearest)
     np.testing.assert_array_equal(w, floor.astype(np.float32))
-    for ptr in ptrs:
-        assert acl.rt.free(ptr) == 0
+    free_all(ptrs)
 
 
 def test_tiling_flags_printf_bfloat16(module: ascendc.Module, stream: int, capfd: pytest.CaptureFixture[str]) -> None:
     x = np.random.default_rng(5).standard_normal(64).astype(np.float32)
     # MiscTiling as BEGIN_TILING_DATA_DEF lays it out: uint32 length, float factor, int16 extra[3].
     tiling = struct.pack("<If3h", 64, 1.7, 4, 5, -6) + bytes(2)
-    pointers = []
-    for data in (tiling, x.tobytes(), bytes(4 * 71)):
-        ptr, ret = acl.rt.malloc(len(data), 0)
-        assert ret == 0
-        host = np.frombuffer(data, np.uint8)
-        assert acl.rt.memcpy(ptr, len(data), host.ctypes.data, len(data), ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        pointers.append(ptr)
+    pointers = [to_device(np.frombuffer(tiling, np.uint8)), to_device(x), to_device(np.zeros(71, np.float32))]
     module.misc_apis[1, stream](*pointers)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    out = np.empty(71, np.float32)
-    assert acl.rt.memcpy(out.ctypes.data, out.nbytes, pointers[2], out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    out = from_device(pointers[2], np.empty(71, np.float32))
     np.testing.assert_allclose(out[0], x.sum(), rtol=1e-5)
     assert out[1] == x.max() and out[2] == x.argmax()
     assert out[3:6].tolist() == [64, np.float32(1.7), -6]
@@ -188,8 +164,7 @@ def test_tiling_flags_printf_bfloat16(module: ascendc.Module, stream: int, capfd
     printed = capfd.readouterr().out
     assert f"misc block 0 of 1: max {x.max():f} at {x.argmax()}, half {float(np.float16(1.7)):f}" in printed
     assert "DumpTensor: desc=7" in printed
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)
 
 
 def test_compile_error_shows_the_compiler_output(device: int) -> None:
@@ -201,21 +176,14 @@ def test_compile_error_shows_the_compiler_output(device: int) -> None:
 def test_compare_select_repeat_forms(module: ascendc.Module, stream: int) -> None:
     rng = np.random.default_rng(7)
     x, y = rng.standard_normal(128).astype(np.float32), rng.standard_normal(128).astype(np.float32)
-    pointers = []
-    for array in (x, y, np.zeros(128, np.float32)):
-        ptr, ret = acl.rt.malloc(512, 0)
-        assert ret == 0
-        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        pointers.append(ptr)
+    pointers = [to_device(x), to_device(y), to_device(np.zeros(128, np.float32))]
     module.compare_select_repeat[1, stream](*pointers)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    z = np.empty(128, np.float32)
-    assert acl.rt.memcpy(z.ctypes.data, 512, pointers[2], 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    z = from_device(pointers[2], x)
     selected = np.zeros(128, bool)
     selected[0:48] = selected[64:112] = True  # mask 48 in each of the two repeats of 64
     np.testing.assert_array_equal(z, np.where(selected, np.maximum(x, y), x))
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)
 
 
 def tree_sum_f16(values: np.ndarray) -> np.float16:
@@ -230,56 +198,35 @@ def tree_sum_f16(values: np.ndarray) -> np.float16:
 def test_half_sums_saturate(module: ascendc.Module, stream: int) -> None:
     x = np.random.default_rng(3).uniform(-4, 4, 256).astype(np.float16)
     x[:4] = [60000, 60000, -30000, 100]  # the documented example: 60000 + 60000 saturates to 65504
-    pointers = []
-    for size, data in ((512, x), (32, np.zeros(16, np.float16))):
-        ptr, ret = acl.rt.malloc(size, 0)
-        assert ret == 0
-        assert acl.rt.memcpy(ptr, size, data.ctypes.data, size, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        pointers.append(ptr)
+    pointers = [to_device(x), to_device(np.zeros(16, np.float16))]
     module.half_sums[1, stream](*pointers)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    out = np.empty(16, np.float16)
-    assert acl.rt.memcpy(out.ctypes.data, 32, pointers[1], 32, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    out = from_device(pointers[1], np.empty(16, np.float16))
     assert out[0] == tree_sum_f16(x[:4]) and np.isfinite(out[0])  # not inf: 65504 + (-29904)
     assert out[1] == tree_sum_f16(x[:128])
     total = np.float16(np.clip(np.float32(tree_sum_f16(x[:128])) + np.float32(tree_sum_f16(x[128:])), -65504, 65504))
     assert out[2] == total  # in order across repeats
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)
 
 
 def test_tensor_operators_and_brcb(module: ascendc.Module, stream: int) -> None:
     rng = np.random.default_rng(11)
     x, y = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
-    pointers = []
-    for array in (x, y, np.zeros(64, np.float32), np.zeros(128, np.float32)):
-        ptr, ret = acl.rt.malloc(array.nbytes, 0)
-        assert ret == 0
-        assert acl.rt.memcpy(ptr, array.nbytes, array.ctypes.data, array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        pointers.append(ptr)
+    pointers = [to_device(x), to_device(y), to_device(np.zeros(64, np.float32)), to_device(np.zeros(128, np.float32))]
     module.operators_brcb[1, stream](*pointers)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    z, w = np.empty(64, np.float32), np.empty(128, np.float32)
-    for array, ptr in ((z, pointers[2]), (w, pointers[3])):
-        assert acl.rt.memcpy(array.ctypes.data, array.nbytes, ptr, array.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    z, w = from_device(pointers[2], x), from_device(pointers[3], np.empty(128, np.float32))
     np.testing.assert_array_equal(z, (x + y) * x - y / np.float32(2))  # each step rounded to float, as numpy's
     np.testing.assert_array_equal(w, np.repeat(x[:16], 8))
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)
 
 
 def test_block_and_pair_reductions(module: ascendc.Module, stream: int) -> None:
     x = np.random.default_rng(13).standard_normal(128).astype(np.float32)
-    pointers = []
-    for array in (x, np.zeros(128, np.float32)):
-        ptr, ret = acl.rt.malloc(512, 0)
-        assert ret == 0
-        assert acl.rt.memcpy(ptr, 512, array.ctypes.data, 512, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-        pointers.append(ptr)
+    pointers = [to_device(x), to_device(np.zeros(128, np.float32))]
     module.block_pair_reduce[1, stream](*pointers)
     assert aclrtSynchronizeStream(stream) == 0, aclGetRecentErrMsg()
-    out = np.empty(128, np.float32)
-    assert acl.rt.memcpy(out.ctypes.data, 512, pointers[1], 512, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    out = from_device(pointers[1], x)
     blocks = x.reshape(16, 8)  # 32-byte blocks of 8 floats
     np.testing.assert_allclose(out[0:16], blocks.sum(axis=1), rtol=1e-6, atol=1e-6)  # pairwise tree order
     np.testing.assert_array_equal(out[16:32], blocks.max(axis=1))
@@ -298,5 +245,4 @@ def test_block_and_pair_reductions(module: ascendc.Module, stream: int) -> None:
     np.testing.assert_array_equal(out[49:56], 0)
     np.testing.assert_array_equal(out[58:64], 0)
     np.testing.assert_array_equal(out[64:128], x[0::2] + x[1::2])
-    for ptr in pointers:
-        assert acl.rt.free(ptr) == 0
+    free_all(pointers)

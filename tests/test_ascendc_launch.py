@@ -14,14 +14,8 @@ import acl
 import ascendsim
 from acl_helpers import Compiler
 from ascendc_build import bisheng
-from ascendc_cases import KERNELS, check_outputs, write_inputs
-from ascendcl import (
-    ACL_ERROR_RT_INVALID_HANDLE,
-    ACL_MEMCPY_DEVICE_TO_HOST,
-    ACL_MEMCPY_HOST_TO_DEVICE,
-    aclGetRecentErrMsg,
-    aclrtLaunchKernel,
-)
+from ascendc_cases import KERNELS, check_outputs, free_all, from_device, to_device, write_inputs
+from ascendcl import ACL_ERROR_RT_INVALID_HANDLE, aclGetRecentErrMsg, aclrtLaunchKernel
 from ascendsim import ascendc
 
 
@@ -73,19 +67,6 @@ def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path]) -> None:
     run_case(tmp_path, programs["binary"], str(programs["kernels"]))
 
 
-def to_device(array: np.ndarray) -> int:
-    ptr, ret = acl.rt.malloc(array.nbytes, 0)
-    assert ret == 0
-    assert acl.rt.memcpy(ptr, array.nbytes, array.ctypes.data, array.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
-    return ptr
-
-
-def from_device(ptr: int, like: np.ndarray) -> np.ndarray:
-    out = np.empty_like(like)
-    assert acl.rt.memcpy(out.ctypes.data, out.nbytes, ptr, out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
-    return out
-
-
 def test_binary_api_from_python(tmp_path: Path, stream: int, programs: dict[str, Path]) -> None:
     inputs = write_inputs(tmp_path)
     module = ascendc.Module(programs["kernels"].read_bytes())
@@ -105,8 +86,7 @@ def test_binary_api_from_python(tmp_path: Path, stream: int, programs: dict[str,
     from_device(maxes, np.zeros(37, np.float32)).tofile(tmp_path / "stats_max.bin")
     from_device(out, inputs["softmax_x"]).tofile(tmp_path / "softmax_y.bin")
     check_outputs(tmp_path, inputs)
-    for ptr in (x, y, z, s, sums, maxes, h, out):
-        assert acl.rt.free(ptr) == 0
+    free_all([x, y, z, s, sums, maxes, h, out])
     module.unload()
 
 
@@ -128,8 +108,7 @@ def test_two_streams_launch_at_once(device: int, programs: dict[str, Path]) -> N
         assert acl.rt.synchronize_stream(stream) == 0
         np.testing.assert_array_equal(from_device(z, want), want)
         assert acl.rt.destroy_stream(stream) == 0
-    for ptr in inputs + outputs:
-        assert acl.rt.free(ptr) == 0
+    free_all(inputs + outputs)
     module.unload()
 
 
@@ -159,5 +138,4 @@ def test_unload_with_a_launch_queued(stream: int, programs: dict[str, Path]) -> 
     packed = np.frombuffer(kernel.pack(a, b, z, tiling), np.uint8)
     assert aclrtLaunchKernel(kernel.func, 4, packed.ctypes.data, packed.size, stream) == ACL_ERROR_RT_INVALID_HANDLE
     assert "is not a live kernel function" in aclGetRecentErrMsg()
-    for ptr in (a, b, z):
-        assert acl.rt.free(ptr) == 0
+    free_all([a, b, z])

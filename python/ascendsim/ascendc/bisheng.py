@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import toolkit_root
-from .source import translate
+from .source import launch_header, translate
 
 NPU_ARCHES = {"dav-2201", "dav-3510", "dav-c100", "dav-m200", "dav-m200-vec", "dav-c220", "dav-c220-vec",
               "dav-c220-cube", "dav-3002"}
@@ -183,8 +183,23 @@ def build(inv: Invocation) -> int:
                      "-lascendcl", f"-Wl,-rpath,{lib}"])
 
 
+HEADERS_OPTION = "--ascendsim-launch-headers="
+
+
+def write_launch_headers(directory: str, sources: list[str]) -> int:
+    """ascendc_library's step (cmake/asc/ascendc.cmake): aclrtlaunch_<kernel>.h for every kernel of the sources."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        for name, text in launch_header(Path(source).read_text(encoding="utf-8", errors="replace")).items():
+            (out / name).write_text(text, encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str] | None = None, program: str = "bisheng") -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0].startswith(HEADERS_OPTION):
+        return write_launch_headers(args[0][len(HEADERS_OPTION):], args[1:])
     if args in (["--version"], ["-v"]):
         print(f"{program} (ascendsim's Ascend C driver for the emulator; host compiler: g++)")
         return 0
