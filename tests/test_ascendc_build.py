@@ -68,6 +68,13 @@ def test_two_file_form_with_the_toolkit_ccec(tmp_path: Path) -> None:
     assert run.returncode == 0 and "ok scale" in run.stdout, run.stdout + run.stderr
 
 
+def cmake_build(source: Path, build: Path) -> None:
+    """Configures and builds a project in the environment `ascendsim env` gives."""
+    for command in (["cmake", "-S", str(source), "-B", str(build)], ["cmake", "--build", str(build)]):
+        done = subprocess.run(command, capture_output=True, text=True, env=toolkit_env(), check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
 CMAKE_PROJECT = """
 cmake_minimum_required(VERSION 3.16)
 find_package(ASC REQUIRED)
@@ -85,10 +92,7 @@ def test_cmake_asc_language(tmp_path: Path) -> None:
     shutil.copy(KERNELS / "scale_kernel.cpp", source / "scale_kernel.asc")
     shutil.copy(KERNELS / "scale_main.cpp", source / "main.asc")
     (source / "CMakeLists.txt").write_text(CMAKE_PROJECT)
-    env = toolkit_env()
-    for command in (["cmake", "-S", str(source), "-B", str(build)], ["cmake", "--build", str(build)]):
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        assert done.returncode == 0, done.stdout + done.stderr
+    cmake_build(source, build)
     run = Compiler(tmp_path).run(build / "scale")
     assert run.returncode == 0 and "ok scale" in run.stdout, run.stdout + run.stderr
 
@@ -113,10 +117,7 @@ def test_ascendc_library_and_aclrt_launch_kernel(tmp_path: Path) -> None:
     shutil.copy(KERNELS / "scale_kernel.cpp", source / "scale_kernel.cpp")
     shutil.copy(KERNELS / "invocation_main.cpp", source / "main.cpp")
     (source / "CMakeLists.txt").write_text(INVOCATION_PROJECT)
-    env = toolkit_env()
-    for command in (["cmake", "-S", str(source), "-B", str(build)], ["cmake", "--build", str(build)]):
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        assert done.returncode == 0, done.stdout + done.stderr
+    cmake_build(source, build)
     header = (build / "kernels_launch_headers" / "aclrtlaunch_scale.h").read_text()
     assert 'extern "C" uint32_t aclrtlaunch_scale(uint32_t blockDim, aclrtStream stream, void* x, void* y, float a, ' \
            "uint32_t n);" in header
