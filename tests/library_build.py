@@ -12,7 +12,7 @@ from pathlib import Path
 from kernel_build import HOST, JOBS, ROOT, Target, openblas_dir
 
 CSRC = ROOT / "csrc"
-LIBRARY_DIRS = ("core", "device", "prof", "runtime", "api", "model", "kernels", "executor", "op")
+LIBRARY_DIRS = ("core", "device", "prof", "runtime", "api", "model", "kernels", "executor", "op", "ascendc")
 
 
 def library_sources() -> list[Path]:

@@ -2,6 +2,7 @@
 // the kernel variant and fault injection, for Python.
 #include <string>
 
+#include "ascendsim/ascendc_abi.h"
 #include "ascendsim/ascendsim_ext.h"
 
 #include "python/module.h"
@@ -61,6 +62,7 @@ PyMethodDef json_functions[] = {
     fastcall_def("ascendsimGetLeakReport", &json_text<int32_t, &ascendsimGetLeakReport>),
     fastcall_def("ascendsimGetMemorySnapshot", &json_text<int32_t, &ascendsimGetMemorySnapshot>),
     fastcall_def("ascendsimGetModelKernels", &json_text<uint32_t, &ascendsimGetModelKernels>),
+    fastcall_def("ascendsimGetKernelParams", &json_text<aclrtFuncHandle, &ascendsimGetKernelParams>),
 };
 
 }  // namespace

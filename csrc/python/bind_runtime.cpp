@@ -112,6 +112,13 @@ void bind_runtime_functions(PyObject* module) {
   BIND(aclrtFreeHost);
   BIND_BLOCKING(aclrtMemcpy);
   BIND_BLOCKING(aclrtMemset);
+  // kernel binaries (Ascend C kernels built by bisheng -shared)
+  BIND(aclrtCreateBinary);
+  BIND(aclrtDestroyBinary);
+  BIND(aclrtBinaryLoad);
+  BIND_BLOCKING(aclrtBinaryUnLoad);
+  BIND(aclrtBinaryGetFunction);
+  BIND_BLOCKING(aclrtLaunchKernel);
   BIND_BLOCKING(aclrtMemcpyAsync);  // with pageable host memory it synchronizes the stream first
   BIND_BLOCKING(aclrtMemcpy2d);
   BIND_BLOCKING(aclrtMemcpy2dAsync);

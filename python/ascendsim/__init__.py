@@ -16,7 +16,7 @@ from .memory_snapshot import format_memory_snapshot, memory_snapshot, save_memor
 from .profiling import load_trace, profile_summary
 
 __all__ = [
-    "clear_faults", "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include",
+    "ascendc", "clear_faults", "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include",
     "get_library_dir", "inject_fault", "inject_faults", "injected_faults", "kernel_variant", "kernel_variants",
     "leak_report", "load_trace", "memory_snapshot", "memory_stats", "model_kernels", "op_cache_stats",
     "profile_summary", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
@@ -29,6 +29,10 @@ def __getattr__(name: str) -> object:
         from .compiler.build import compile as compile_model
 
         return compile_model
+    if name == "ascendc":  # Ascend C kernels (docs/ascendc.md), loaded on first use like the compiler
+        import importlib
+
+        return importlib.import_module(".ascendc", __name__)
     raise AttributeError(f"module 'ascendsim' has no attribute {name!r}")
 
 

@@ -24,9 +24,11 @@ def environment() -> dict[str, str]:
 
 
 def search_paths() -> dict[str, str]:
-    """Path lists the toolkit is put in front of: the loader's and CMake's (for find_package(ascendcl))."""
+    """Path lists the toolkit is put in front of: the loader's, CMake's (for find_package(ascendcl) and
+    find_package(ASC)) and the shell's (bisheng and ccec, in compiler/ccec_compiler/bin as in CANN)."""
     root = toolkit_root()
-    return {"LD_LIBRARY_PATH": str(root / "lib64"), "CMAKE_PREFIX_PATH": str(root)}
+    return {"LD_LIBRARY_PATH": str(root / "lib64"), "CMAKE_PREFIX_PATH": str(root),
+            "PATH": str(root / "compiler" / "ccec_compiler" / "bin")}
 
 
 def print_env() -> int:

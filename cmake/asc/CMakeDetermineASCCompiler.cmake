@@ -1,0 +1,15 @@
+# The ASC language, step 1: which compiler (set by ASCConfig.cmake, or CMAKE_ASC_COMPILER / $ASC).
+if(NOT CMAKE_ASC_COMPILER)
+  if(DEFINED ENV{ASC})
+    set(CMAKE_ASC_COMPILER "$ENV{ASC}" CACHE FILEPATH "the Ascend C compiler")
+  else()
+    find_program(CMAKE_ASC_COMPILER NAMES bisheng)
+  endif()
+endif()
+if(NOT CMAKE_ASC_COMPILER)
+  message(FATAL_ERROR "no Ascend C compiler: run eval \"$(ascendsim env)\" and find_package(ASC) before project()")
+endif()
+mark_as_advanced(CMAKE_ASC_COMPILER)
+set(CMAKE_ASC_COMPILER_ENV_VAR "ASC")
+configure_file("${CMAKE_CURRENT_LIST_DIR}/CMakeASCCompiler.cmake.in"
+               "${CMAKE_PLATFORM_INFO_DIR}/CMakeASCCompiler.cmake" @ONLY)
