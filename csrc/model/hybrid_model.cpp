@@ -1,0 +1,489 @@
+// The v2 runtime of a dynamic-shape model, after GE's HybridDavinciModel and its v2 executor.
+//
+// Lowering (at load): every compute node of the model's one plan becomes four steps of the execute graph,
+// each a {func, context} node as the v1 sink path's:
+//   InferShape  - the node's shape function (model/shape_fns.h) gives its output dims from the dims of its
+//                 inputs (and the values of its shape operands);
+//   AllocOutputs- each FEATURE_MAP output gets device memory of that size from the device's caching allocator
+//                 (keyed by the execution's stream); a model output is the user's buffer, checked to be large
+//                 enough;
+//   Launch      - the kernel for this node and these concrete shapes, built by the kernel factory on first
+//                 use and cached by shape, runs on the tensors' addresses;
+//   FreeInputs  - the FEATURE_MAP tensors whose last reader (in node order) is this node go back to the
+//                 allocator's cache.
+// Edges: InferShape -> AllocOutputs -> Launch of one node; the Launch of a producer -> the InferShape of
+// every consumer; the Launch of every reader of a freed tensor -> the FreeInputs that frees it. The steps in
+// node order are a topological order, so the same array is run by the sequential executor (the v1 C loop,
+// in order), the topological executor (ready queue by dependency counts) or the multi-threaded one.
+//
+// Lifecycle: the Init graph (allocate the weights' device memory, copy them) runs at load and is then
+// dropped; every execution binds the inputs, outputs and stream into an instance and runs Main; the DeInit
+// graph (drop the kernel caches, free the weights) runs at unload. An instance (tensor states, kernel
+// caches, the Main steps' contexts) serves one execution at a time; concurrent executions take their own.
+// A repeated execution with the same shapes builds no kernel and, the allocator's blocks being cached,
+// reserves no new device memory.
+//
+// A step that fails (a shape that does not fit, a too-small output buffer, no device memory) records the
+// error in the instance; later steps see it and do nothing, and the execution returns it.
+#include "model/hybrid_model.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "kernels/dtype_convert.h"
+#include "model/parallel_executor.h"
+#include "runtime/device.h"
+
+namespace ascendsim::model {
+
+const char* executor_name(ExecutorKind kind) {
+  switch (kind) {
+    case ExecutorKind::Sequential: return "sequential";
+    case ExecutorKind::Topological: return "topological";
+    case ExecutorKind::ParallelTopological: return "parallel";
+  }
+  return "?";
+}
+
+bool executor_from_env(ExecutorKind* kind, std::string* value) {
+  const char* env = std::getenv("ASCENDSIM_V2_EXECUTOR");
+  *kind = ExecutorKind::Sequential;
+  if (env == nullptr || env[0] == '\0') return true;
+  *value = env;
+  for (ExecutorKind k : {ExecutorKind::Sequential, ExecutorKind::Topological, ExecutorKind::ParallelTopological})
+    if (*value == executor_name(k)) {
+      *kind = k;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+struct TensorState {
+  Dims dims;
+  void* addr = nullptr;
+  bool owned = false;  // allocated by AllocOutputs (returned by FreeInputs, or at the end of a failed run)
+};
+
+struct CachedKernel {
+  Dims key;  // every input's and output's rank and dims
+  std::unique_ptr<kernels::Kernel> kernel;
+};
+
+constexpr uint32_t kSteps = 4;  // InferShape, AllocOutputs, Launch, FreeInputs
+char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
+
+}  // namespace
+
+struct StepContext {
+  HybridInstance* inst;
+  uint32_t node;
+};
+
+struct HybridInstance {
+  HybridModel* model = nullptr;
+  std::vector<TensorState> tensors;
+  std::vector<std::vector<CachedKernel>> kernels;  // per node
+  std::vector<StepContext> contexts;               // per step
+  std::vector<ascendsim_exec_node> main;           // the Main graph
+  std::vector<uint32_t> pending, queue;            // the topological executor's scratch
+  std::vector<const void*> in_ptrs;                // per node, its inputs' addresses (slot_begin)
+  std::vector<void*> out_ptrs;
+  std::vector<size_t> in_begin, out_begin;
+  uintptr_t stream = 0;
+  const size_t* output_sizes = nullptr;
+  std::mutex error_mutex;  // steps of the parallel executor may fail at once
+  bool failed = false;
+  aclError error = ACL_SUCCESS;
+  std::string message;
+
+  const PlanDef& plan() const { return *model->plan_; }
+
+  void set_error(aclError code, std::string text) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (failed) return;
+    failed = true;
+    error = code;
+    message = std::move(text);
+  }
+  bool ok() {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    return !failed;
+  }
+  std::string where(uint32_t n) const {
+    const NodeDef& node = *model->nodes_[n].def;
+    return "node '" + node.name + "' (" + node.op_type + ")";
+  }
+
+  void infer_shape(uint32_t n) {
+    if (!ok()) return;
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    std::vector<ShapeInput> inputs(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const uint32_t id = node.inputs[i];
+      if (id == kNone) continue;
+      inputs[i] = {true, plan().tensors[id].dtype, &tensors[id].dims, tensors[id].addr};
+    }
+    std::vector<Dims> dims;
+    std::string why;
+    const ShapeCall call{node.name, node.attrs, inputs, node.outputs.size()};
+    if (!lowered.shape_fn(call, &dims, &why)) {
+      std::string given;
+      for (const ShapeInput& in : inputs) given += (given.empty() ? "" : ", ") + (in.present ? dims_text(*in.dims) : "-");
+      set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": shape inference failed for inputs " + given + ": " + why);
+      return;
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDef& t = plan().tensors[node.outputs[o]];
+      if (t.dims.size() == dims[o].size()) {  // the compiler's static dims must hold (a -1 is anything)
+        for (size_t d = 0; d < t.dims.size(); ++d)
+          if (t.dims[d] >= 0 && t.dims[d] != dims[o][d]) {
+            set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": output " + std::to_string(o) + " has shape " +
+                      dims_text(dims[o]) + "; the model was compiled for " + dims_text(t.dims));
+            return;
+          }
+      }
+      tensors[node.outputs[o]].dims = std::move(dims[o]);
+    }
+  }
+
+  void alloc_outputs(uint32_t n) {
+    if (!ok()) return;
+    const NodeDef& node = *model->nodes_[n].def;
+    for (uint32_t id : node.outputs) {
+      const TensorDef& t = plan().tensors[id];
+      TensorState& s = tensors[id];
+      int64_t count = 1;
+      for (int64_t d : s.dims) count *= d;
+      const size_t bytes = static_cast<size_t>(count) * aclDataTypeSize(t.dtype);
+      if (t.kind == TensorKind::Output) {
+        if (output_sizes[t.io_index] < bytes) {
+          set_error(ACL_ERROR_GE_PARAM_INVALID, "output " + std::to_string(t.io_index) + " ('" + t.name + "') of shape " +
+                    dims_text(s.dims) + " needs " + std::to_string(bytes) + " bytes; the output buffer has " +
+                    std::to_string(output_sizes[t.io_index]));
+          return;
+        }
+        continue;  // the user's buffer, bound at execute
+      }
+      if (bytes == 0) {
+        s.addr = zero_byte_tensor;
+        continue;
+      }
+      s.addr = model->device_->memory().allocate(bytes, stream, 0, "aclmdlExecute");
+      if (s.addr == nullptr) {
+        set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output '" + t.name + "' (" +
+                  std::to_string(bytes) + " bytes)");
+        return;
+      }
+      s.owned = true;
+    }
+  }
+
+  kernels::Kernel* kernel_for(uint32_t n) {
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    Dims key;
+    for (uint32_t id : node.inputs) {
+      if (id == kNone) {
+        key.push_back(-1);
+        continue;
+      }
+      key.push_back(static_cast<int64_t>(tensors[id].dims.size()));
+      key.insert(key.end(), tensors[id].dims.begin(), tensors[id].dims.end());
+    }
+    for (uint32_t id : node.outputs) {
+      key.push_back(static_cast<int64_t>(tensors[id].dims.size()));
+      key.insert(key.end(), tensors[id].dims.begin(), tensors[id].dims.end());
+    }
+    for (CachedKernel& cached : kernels[n])
+      if (cached.key == key) return cached.kernel.get();
+    kernels::NodeSpec spec;
+    spec.name = node.name;
+    spec.op_type = node.op_type;
+    spec.domain = node.domain;
+    spec.attrs = &node.attrs;
+    spec.flags = node.flags;
+    for (uint32_t id : node.inputs) {
+      kernels::TensorDesc desc;
+      if (id != kNone) desc = {plan().tensors[id].dtype, tensors[id].dims};
+      spec.inputs.push_back(std::move(desc));
+      spec.present.push_back(id != kNone);
+      spec.constant_data.push_back(id != kNone && plan().tensors[id].kind == TensorKind::Weight ? tensors[id].addr
+                                                                                               : nullptr);
+    }
+    for (uint32_t id : node.outputs) spec.outputs.push_back({plan().tensors[id].dtype, tensors[id].dims});
+    std::string why;
+    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(lowered.factory, spec, &why);
+    if (kernel == nullptr) {
+      set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": no kernel for these shapes: " + (why.empty() ? "unsupported" : why));
+      return nullptr;
+    }
+    kernels[n].push_back({std::move(key), std::move(kernel)});
+    return kernels[n].back().kernel.get();
+  }
+
+  void launch(uint32_t n) {
+    if (!ok()) return;
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    kernels::Kernel* kernel = kernel_for(n);
+    if (kernel == nullptr) return;
+    const void** ins = in_ptrs.data() + in_begin[n];
+    void** outs = out_ptrs.data() + out_begin[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) ins[i] = node.inputs[i] == kNone ? nullptr : tensors[node.inputs[i]].addr;
+    for (size_t o = 0; o < node.outputs.size(); ++o) outs[o] = tensors[node.outputs[o]].addr;
+    kernel->run(ins, outs);
+    if (!lowered.round_outputs) return;
+    for (size_t o = 0; o < node.outputs.size(); ++o) {  // ROUND_OUTPUTS_FP16, as the v1 path
+      const uint32_t id = node.outputs[o];
+      if (plan().tensors[id].dtype != ACL_FLOAT) continue;
+      int64_t count = 1;
+      for (int64_t d : tensors[id].dims) count *= d;
+      kernels::round_fp16_inplace(static_cast<float*>(outs[o]), count);
+    }
+  }
+
+  void free_inputs(uint32_t n) {
+    for (uint32_t id : model->nodes_[n].frees) {
+      TensorState& s = tensors[id];
+      if (!s.owned) continue;
+      model->device_->memory().release(s.addr, "aclmdlExecute");
+      s.owned = false;
+      s.addr = nullptr;
+    }
+  }
+
+  void release_owned() {  // after a failed run: what no FreeInputs step returned
+    for (TensorState& s : tensors) {
+      if (s.owned) model->device_->memory().release(s.addr, "aclmdlExecute");
+      s.owned = false;
+    }
+  }
+};
+
+namespace {
+
+extern "C" void ascendsim_v2_infer_shape(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->infer_shape(ctx->node);
+}
+extern "C" void ascendsim_v2_alloc_outputs(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->alloc_outputs(ctx->node);
+}
+extern "C" void ascendsim_v2_launch(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->launch(ctx->node);
+}
+extern "C" void ascendsim_v2_free_inputs(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->free_inputs(ctx->node);
+}
+
+constexpr ascendsim_node_func kStepFuncs[kSteps] = {ascendsim_v2_infer_shape, ascendsim_v2_alloc_outputs,
+                                                     ascendsim_v2_launch, ascendsim_v2_free_inputs};
+
+// The Init graph's node: the weights into device memory. The DeInit graph's: the instances (their kernel
+// caches), then the weights. Their context is the model.
+extern "C" void ascendsim_v2_init_weights(void* c) { static_cast<HybridModel*>(c)->init_weights(); }
+extern "C" void ascendsim_v2_deinit_instances(void* c) { static_cast<HybridModel*>(c)->deinit_instances(); }
+extern "C" void ascendsim_v2_deinit_weights(void* c) { static_cast<HybridModel*>(c)->deinit_weights(); }
+
+}  // namespace
+
+HybridModel::~HybridModel() {
+  ascendsim_execute_nodes(deinit_graph_.data(), deinit_graph_.size());
+}
+
+aclError HybridModel::lower(const char* api) {
+  const PlanDef& p = *plan_;
+  producer_.assign(p.tensors.size(), kNone);
+  std::vector<uint32_t> last_reader(p.tensors.size(), kNone);
+  std::vector<std::vector<uint32_t>> readers(p.tensors.size());
+  nodes_.resize(p.nodes.size());
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    const NodeDef& node = p.nodes[n];
+    LoweredNode& lowered = nodes_[n];
+    lowered.def = &node;
+    lowered.round_outputs = (node.flags & kernels::kRoundOutputsFp16) != 0;
+    lowered.shape_fn = find_shape_fn(node.op_type, node.domain);
+    lowered.factory = kernels::find_kernel(node.op_type, node.domain);
+    const std::string op = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
+    if (lowered.shape_fn == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no shape function "
+                  "for op type '%s' in ascendsim's dynamic-shape runtime", api, name_.c_str(), node.name.c_str(),
+                  op.c_str(), op.c_str());
+    if (lowered.factory == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for op "
+                  "type '%s' in ascendsim", api, name_.c_str(), node.name.c_str(), op.c_str(), op.c_str());
+    for (uint32_t id : node.outputs) producer_[id] = n;
+    for (uint32_t id : node.inputs)
+      if (id != kNone) {
+        last_reader[id] = n;
+        if (readers[id].empty() || readers[id].back() != n) readers[id].push_back(n);
+      }
+  }
+  for (uint32_t id = 0; id < p.tensors.size(); ++id)
+    if (p.tensors[id].kind == TensorKind::FeatureMap && last_reader[id] != kNone) nodes_[last_reader[id]].frees.push_back(id);
+
+  // The Main graph's edges, step s of node n being step n * kSteps + s.
+  const size_t steps = p.nodes.size() * kSteps;
+  std::vector<std::vector<uint32_t>> succ(steps);
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    const uint32_t base = n * kSteps;
+    succ[base].push_back(base + 1);
+    succ[base + 1].push_back(base + 2);
+    for (uint32_t id : p.nodes[n].inputs)
+      if (id != kNone && producer_[id] != kNone) succ[producer_[id] * kSteps + 2].push_back(base);
+    for (uint32_t id : nodes_[n].frees)
+      for (uint32_t reader : readers[id]) succ[reader * kSteps + 2].push_back(base + 3);
+    succ[base + 2].push_back(base + 3);  // a FreeInputs always follows its own Launch
+  }
+  in_degree_.assign(steps, 0);
+  succ_begin_.assign(steps + 1, 0);
+  succ_.clear();
+  for (size_t s = 0; s < steps; ++s) {
+    std::sort(succ[s].begin(), succ[s].end());
+    succ[s].erase(std::unique(succ[s].begin(), succ[s].end()), succ[s].end());
+    for (uint32_t t : succ[s]) {
+      ++in_degree_[t];
+      succ_.push_back(t);
+    }
+    succ_begin_[s + 1] = static_cast<uint32_t>(succ_.size());
+  }
+  main_steps_ = steps;
+  return ACL_SUCCESS;
+}
+
+aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind executor, const char* api,
+                           std::unique_ptr<HybridModel>* out) {
+  std::unique_ptr<HybridModel> model(new HybridModel());
+  model->def_ = &def;
+  model->plan_ = &def.plans[0];
+  model->device_ = device;
+  model->executor_ = executor;
+  model->name_ = def.name;
+  model->api_ = api;
+  if (aclError ret = model->lower(api)) return ret;
+  model->init_graph_ = {{ascendsim_v2_init_weights, model.get()}};
+  model->deinit_graph_ = {{ascendsim_v2_deinit_instances, model.get()}, {ascendsim_v2_deinit_weights, model.get()}};
+  ascendsim_execute_nodes(model->init_graph_.data(), model->init_graph_.size());
+  model->init_graph_.clear();  // GE drops the Init graph once it ran
+  model->init_graph_.shrink_to_fit();
+  if (def.weight_size > 0 && model->weights_ == nullptr)
+    return fail(ACL_ERROR_GE_MEMORY_ALLOCATION, "%s: model '%s': no device memory for the weights (%llu bytes)", api,
+                def.name.c_str(), static_cast<unsigned long long>(def.weight_size));
+  log(kLogDebug, "GE", "%s: model '%s': v2 runtime, %zu nodes lowered into %zu Main steps, %s executor", api,
+      def.name.c_str(), model->nodes_.size(), model->main_steps_, executor_name(executor));
+  *out = std::move(model);
+  return ACL_SUCCESS;
+}
+
+void HybridModel::init_weights() {
+  if (def_->weight_size == 0) return;
+  weights_ = device_->memory().allocate(def_->weight_size, 0, 0, api_);
+  if (weights_ != nullptr) std::memcpy(weights_, def_->weights, def_->weight_size);
+}
+
+void HybridModel::deinit_instances() {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  idle_.clear();
+  instances_.clear();
+}
+
+void HybridModel::deinit_weights() {
+  if (weights_ != nullptr) device_->memory().release(weights_, "aclmdlUnload");
+  weights_ = nullptr;
+}
+
+HybridInstance* HybridModel::acquire() {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (!idle_.empty()) {
+    HybridInstance* inst = idle_.back();
+    idle_.pop_back();
+    return inst;
+  }
+  const PlanDef& p = *plan_;
+  auto inst = std::make_unique<HybridInstance>();
+  inst->model = this;
+  inst->tensors.resize(p.tensors.size());
+  for (uint32_t id = 0; id < p.tensors.size(); ++id)
+    if (p.tensors[id].kind == TensorKind::Weight) {
+      inst->tensors[id].dims = p.tensors[id].dims;
+      inst->tensors[id].addr = static_cast<uint8_t*>(weights_) + p.tensors[id].offset;
+    }
+  inst->kernels.resize(p.nodes.size());
+  inst->contexts.resize(main_steps_);
+  inst->main.resize(main_steps_);
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    inst->in_begin.push_back(inst->in_ptrs.size());
+    inst->out_begin.push_back(inst->out_ptrs.size());
+    inst->in_ptrs.resize(inst->in_ptrs.size() + p.nodes[n].inputs.size());
+    inst->out_ptrs.resize(inst->out_ptrs.size() + p.nodes[n].outputs.size());
+    for (uint32_t s = 0; s < kSteps; ++s) {
+      inst->contexts[n * kSteps + s] = {inst.get(), n};
+      inst->main[n * kSteps + s] = {kStepFuncs[s], &inst->contexts[n * kSteps + s]};
+    }
+  }
+  inst->pending.resize(main_steps_);
+  inst->queue.resize(main_steps_);
+  instances_.push_back(std::move(inst));
+  return instances_.back().get();
+}
+
+void HybridModel::release(HybridInstance* instance) {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  idle_.push_back(instance);
+}
+
+aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* const* inputs, void* const* outputs,
+                              const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims,
+                              const char* api) {
+  HybridInstance* inst = acquire();
+  const PlanDef& p = *plan_;
+  // Bind: the inputs' dims and buffers, the outputs' buffers, the stream.
+  for (size_t i = 0; i < p.input_ids.size(); ++i) {
+    TensorState& s = inst->tensors[p.input_ids[i]];
+    s.dims = input_dims[i];
+    s.addr = const_cast<void*>(inputs[i]);
+  }
+  for (size_t o = 0; o < p.output_ids.size(); ++o) inst->tensors[p.output_ids[o]].addr = outputs[o];
+  inst->stream = stream;
+  inst->output_sizes = output_sizes;
+  inst->failed = false;
+  inst->error = ACL_SUCCESS;
+  const ascendsim_exec_graph graph{inst->main.data(), inst->main.size(), in_degree_.data(), succ_begin_.data(),
+                                   succ_.data()};
+  switch (executor_) {
+    case ExecutorKind::Sequential: ascendsim_execute_nodes(inst->main.data(), inst->main.size()); break;
+    case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
+    case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
+  }
+  aclError ret = ACL_SUCCESS;
+  if (inst->failed) {
+    inst->release_owned();
+    ret = fail(inst->error, "%s: model '%s': %s", api, name_.c_str(), inst->message.c_str());
+  } else {
+    output_dims->resize(p.output_ids.size());
+    for (size_t o = 0; o < p.output_ids.size(); ++o) (*output_dims)[o] = inst->tensors[p.output_ids[o]].dims;
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    last_dims_ = *output_dims;
+  }
+  release(inst);
+  return ret;
+}
+
+bool HybridModel::last_output_dims(size_t index, Dims* dims) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (index >= last_dims_.size()) return false;
+  *dims = last_dims_[index];
+  return true;
+}
+
+}  // namespace ascendsim::model
