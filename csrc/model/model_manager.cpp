@@ -101,7 +101,7 @@ aclError hybrid_input_dims(const ModelDef& def, const aclmdlDataset* input, size
                            std::vector<int64_t>* dims) {
   const IoDesc& io = def.inputs[i];
   const bool any_rank = io.dims.size() == 1 && io.dims[0] == -2;
-  if (!dataset_desc_dims(input, i, dims) || (dims->empty() && !io.dims.empty())) {
+  if (!dataset_desc_dims(input, i, dims)) {
     if (any_rank || std::any_of(io.dims.begin(), io.dims.end(), [](int64_t d) { return d < 0; }))
       return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s') has dynamic dims %s: set its real dims "
                   "with aclmdlSetDatasetTensorDesc before executing", api, def.name.c_str(), i, io.name.c_str(),

@@ -20,8 +20,8 @@ from .ir import Graph, Node
 from .memory import MemoryPlan
 from .ops import lookup
 
-# The op types (domain "" unless written "domain::Op") with a runtime shape function; kept equal to the C++
-# table (csrc/model/shape_fns.cpp) by tests/model/test_dynamic_shape_api.py.
+# The op types (domain "" unless written "domain::Op") with a runtime shape function: the C++ table
+# (csrc/model/shape_fns.cpp, shape_fns_layout.cpp) has the same entries (the loader refuses a node without one).
 RUNTIME_SHAPE_OPS = frozenset({
     # elementwise, broadcasting
     "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
