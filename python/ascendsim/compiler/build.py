@@ -23,8 +23,15 @@ import numpy as np
 
 from .aipp import AippInfo, apply_aipp
 from .aipp_config import AippConfig, load_aipp_config
-from .build_options import (InputRanges, check_input_format, gear_shapes, is_dynamic_shape, parse_gears,
-                            parse_input_shape, parse_out_nodes)
+from .build_options import (
+    InputRanges,
+    check_input_format,
+    gear_shapes,
+    is_dynamic_shape,
+    parse_gears,
+    parse_input_shape,
+    parse_out_nodes,
+)
 from .dynamic_shape import DynamicShapeInfo, check_dynamic, dynamic_memory_plan
 from .errors import CompileError
 from .ir import Graph, Value
@@ -105,14 +112,9 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
     wrong."""
     if not soc_version:
         raise CompileError("soc_version must be given (e.g. Ascend910B)")
-    ranges: InputRanges = {}
-    shapes = parse_input_shape(input_shape, ranges) if isinstance(input_shape, (str, type(None))) \
-        else {k: list(v) for k, v in input_shape.items()}
+    shapes, ranges = _input_shapes(input_shape)
     kind, gears = parse_gears(dynamic_batch_size, dynamic_image_size, dynamic_dims, shapes)
-    if gears and any(b != (1, -1) for bounds in ranges.values() for b in bounds if b[0] != b[1]):
-        raise CompileError("--input_shape ranges (lo~hi) cannot be used with --dynamic_batch_size, "
-                           "--dynamic_image_size or --dynamic_dims; use -1 at the gear dims")
-    dynamic_shape = not gears and is_dynamic_shape(shapes)
+    dynamic_shape = _dynamic_shape_model(shapes, ranges, gears)
     fmt = check_input_format(input_format)
     precision = parse_precision_mode(precision_mode)
     fp16_inputs = input_fp16_nodes.split(";") if isinstance(input_fp16_nodes, str) else list(input_fp16_nodes or [])
@@ -138,10 +140,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             apply_output_type(graph, output_type or "")
             flags = apply_precision(graph, precision)
             _fix_outputs(graph)
-            if dynamic_shape:
-                result.dynamic = check_dynamic(graph, shapes, ranges)
-            else:
-                _check_static(graph)
+            result.dynamic = check_dynamic(graph, shapes, ranges) if dynamic_shape else _check_static(graph)
         with clock("streams"):  # the v2 runtime runs one Main graph: one stream
             streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream or dynamic_shape)
         _dump_streams(dump_graph, graph, streams, gear)
@@ -164,6 +163,21 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
                 raise CompileError(f"cannot write {path}: {error}") from error
         result.output = path
     return result
+
+
+def _input_shapes(given: str | Mapping[str, Sequence[int]] | None) -> tuple[dict[str, list[int]], InputRanges]:
+    ranges: InputRanges = {}
+    if isinstance(given, (str, type(None))):
+        return parse_input_shape(given, ranges), ranges
+    return {k: list(v) for k, v in given.items()}, ranges
+
+
+def _dynamic_shape_model(shapes: dict[str, list[int]], ranges: InputRanges, gears: list[tuple[int, ...]]) -> bool:
+    """-1, ranges or -2 without a gear option make a dynamic-shape model; ranges and gears do not mix."""
+    if gears and any(low != high and (low, high) != (1, -1) for bounds in ranges.values() for low, high in bounds):
+        raise CompileError("--input_shape ranges (lo~hi) cannot be used with --dynamic_batch_size, "
+                           "--dynamic_image_size or --dynamic_dims; use -1 at the gear dims")
+    return not gears and is_dynamic_shape(shapes)
 
 
 def _om_path(output: str | os.PathLike[str]) -> Path:
@@ -279,6 +293,7 @@ def _fix_outputs(graph: Graph) -> None:
 
 
 def _check_static(graph: Graph) -> None:
+    """Refuses what the static runtime cannot run (value-dependent or non-static shapes, oversized tensors)."""
     for node in graph.nodes:  # NonZero, Unique: no kernel, folded at compile time or nothing
         spec = lookup(node.op_type, node.domain)
         if spec is not None and spec.value_shaped:
