@@ -76,6 +76,7 @@ struct CachedKernel {
 };
 
 constexpr uint32_t kSteps = 4;  // InferShape, AllocOutputs, Launch, FreeInputs
+constexpr size_t kKernelsPerNode = 16;  // shapes whose kernels a node keeps (a kernel may hold packed weights)
 char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
 
 }  // namespace
@@ -224,6 +225,7 @@ struct HybridInstance {
       set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": no kernel for these shapes: " + (why.empty() ? "unsupported" : why));
       return nullptr;
     }
+    if (kernels[n].size() >= kKernelsPerNode) kernels[n].erase(kernels[n].begin());  // the oldest shape
     kernels[n].push_back({std::move(key), std::move(kernel)});
     return kernels[n].back().kernel.get();
   }
@@ -329,8 +331,12 @@ aclError HybridModel::lower(const char* api) {
         if (readers[id].empty() || readers[id].back() != n) readers[id].push_back(n);
       }
   }
-  for (uint32_t id = 0; id < p.tensors.size(); ++id)
-    if (p.tensors[id].kind == TensorKind::FeatureMap && last_reader[id] != kNone) nodes_[last_reader[id]].frees.push_back(id);
+  // A feature map is freed after its last reader; one nobody reads (an unused optional output) after its producer.
+  for (uint32_t id = 0; id < p.tensors.size(); ++id) {
+    if (p.tensors[id].kind != TensorKind::FeatureMap) continue;
+    const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer_[id];
+    if (last != kNone) nodes_[last].frees.push_back(id);
+  }
 
   // The Main graph's edges, step s of node n being step n * kSteps + s.
   const size_t steps = p.nodes.size() * kSteps;

@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 import pytest
 from dynamic_models import bert_feeds, elementwise_any_rank, tiny_bert, tiny_convnet
-from dynamic_shape_helpers import execute_dynamic
+from dynamic_shape_helpers import execute_dynamic, output_dims, set_input_descs
 from exec_helpers import DeviceBuffers, compile_model, reference
 
 import acl
@@ -27,8 +27,10 @@ from ascendcl import (
     ACL_SUCCESS,
     aclGetRecentErrMsg,
     aclmdlExecute,
+    aclmdlExecuteAsync,
     aclmdlLoadFromFile,
     aclmdlUnload,
+    aclrtSynchronizeStream,
 )
 
 TOL = {"rtol": 1e-4, "atol": 1e-4}
@@ -94,6 +96,22 @@ def test_unknown_rank_input_runs_at_any_rank(models, loaded) -> None:
         ret, (got,) = execute_dynamic(model_id, [x], [(np.float32, 64)])
         assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
         np.testing.assert_allclose(got, np.maximum(x * 2 + 1, 0), rtol=1e-6)
+
+
+def test_async_execution_reports_dims_after_the_stream(models, loaded, stream: int) -> None:
+    model_id = loaded("conv")
+    x = np.random.default_rng(3).standard_normal((2, 3, 12, 18)).astype(np.float32)
+    ins, outs = DeviceBuffers([x]), DeviceBuffers([np.zeros(40, np.float32)])
+    try:
+        set_input_descs(ins, [x])
+        assert aclmdlExecuteAsync(model_id, ins.dataset, outs.dataset, stream) == ACL_SUCCESS, aclGetRecentErrMsg()
+        assert aclrtSynchronizeStream(stream) == ACL_SUCCESS, aclGetRecentErrMsg()
+        assert output_dims(outs, 0) == [2, 5]
+        got = outs.read()[0][:10].reshape(2, 5)
+        np.testing.assert_allclose(got, reference(models["conv"][0], {"image": x})[0], **TOL)
+    finally:
+        ins.close()
+        outs.close()
 
 
 def test_ranges_and_their_errors(loaded) -> None:
@@ -175,7 +193,7 @@ import sys
 sys.path[:0] = {paths!r}
 import numpy as np
 from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclGetRecentErrMsg
-from dynamic_shape_helpers import execute_dynamic
+from dynamic_shape_helpers import execute_dynamic, output_dims, set_input_descs
 from dynamic_models import bert_feeds
 assert aclInit("") == 0 and aclrtSetDevice(0) == 0
 model_id, ret = aclmdlLoadFromFile({om!r})
