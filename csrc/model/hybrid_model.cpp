@@ -28,6 +28,8 @@
 #include "model/hybrid_model.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -86,11 +88,18 @@ struct StepContext {
   uint32_t node;
 };
 
+// ASCENDSIM_NODE_TIMING=1: a Main step wrapped to time itself (whichever executor runs it).
+struct TimedStep {
+  ascendsim_exec_node step;
+  std::atomic<uint64_t>* ns;
+};
+
 struct HybridInstance {
   HybridModel* model = nullptr;
   std::vector<TensorState> tensors;
   std::vector<std::vector<CachedKernel>> kernels;  // per node
   std::vector<StepContext> contexts;               // per step
+  std::vector<TimedStep> timed;                    // per step, when timing
   std::vector<ascendsim_exec_node> main;           // the Main graph
   std::vector<uint32_t> pending, queue;            // the topological executor's scratch
   std::vector<const void*> in_ptrs;                // per node, its inputs' addresses (slot_begin)
@@ -290,6 +299,15 @@ extern "C" void ascendsim_v2_free_inputs(void* c) {
 
 constexpr ascendsim_node_func kStepFuncs[kSteps] = {ascendsim_v2_infer_shape, ascendsim_v2_alloc_outputs,
                                                      ascendsim_v2_launch, ascendsim_v2_free_inputs};
+constexpr const char* kStepNames[kSteps] = {"infer-shape", "alloc", "launch", "free"};
+
+extern "C" void ascendsim_v2_timed_step(void* c) {
+  auto* timed = static_cast<TimedStep*>(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  timed->step.func(timed->step.context);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  timed->ns->fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+}
 
 // The Init graph's node: the weights into device memory. The DeInit graph's: the instances (their kernel
 // caches), then the weights. Their context is the model.
@@ -301,6 +319,35 @@ extern "C" void ascendsim_v2_deinit_weights(void* c) { static_cast<HybridModel*>
 
 HybridModel::~HybridModel() {
   ascendsim_execute_nodes(deinit_graph_.data(), deinit_graph_.size());
+  if (timing_) report_timing();
+}
+
+// At unload, on stderr: every node's mean time per execution, slowest first, split into its four steps.
+void HybridModel::report_timing() const {
+  const uint64_t runs = runs_.load();
+  if (runs == 0) return;
+  std::vector<std::pair<uint64_t, size_t>> order;
+  uint64_t total = 0;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    uint64_t sum = 0;
+    for (uint32_t s = 0; s < kSteps; ++s) sum += step_ns_[n * kSteps + s].load();
+    order.emplace_back(sum, n);
+    total += sum;
+  }
+  std::sort(order.rbegin(), order.rend());
+  std::fprintf(stderr, "[ascendsim] model '%s' (v2, %s executor): %llu executions, %.3f ms of step time per "
+               "execution in %zu nodes (%zu steps)\n", name_.c_str(), executor_name(executor_),
+               static_cast<unsigned long long>(runs), total / 1e6 / runs, nodes_.size(), main_steps_);
+  for (const auto& [ns, n] : order) {
+    std::string steps;
+    for (uint32_t s = 0; s < kSteps; ++s) {
+      char part[64];
+      std::snprintf(part, sizeof part, "%s%s %.1f", s ? ", " : "", kStepNames[s], step_ns_[n * kSteps + s].load() / 1e3 / runs);
+      steps += part;
+    }
+    std::fprintf(stderr, "  %10.3f us  %5.1f%%  %s (%s): %s us\n", ns / 1e3 / runs, total ? 100.0 * ns / total : 0.0,
+                 nodes_[n].def->name.c_str(), nodes_[n].def->op_type.c_str(), steps.c_str());
+  }
 }
 
 aclError HybridModel::lower(const char* api) {
@@ -376,7 +423,10 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
   model->executor_ = executor;
   model->name_ = def.name;
   model->api_ = api;
+  const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
+  model->timing_ = timing_env != nullptr && timing_env[0] == '1';
   if (aclError ret = model->lower(api)) return ret;
+  model->step_ns_ = std::vector<std::atomic<uint64_t>>(model->main_steps_);
   model->init_graph_ = {{ascendsim_v2_init_weights, model.get()}};
   model->deinit_graph_ = {{ascendsim_v2_deinit_instances, model.get()}, {ascendsim_v2_deinit_weights, model.get()}};
   ascendsim_execute_nodes(model->init_graph_.data(), model->init_graph_.size());
@@ -437,6 +487,13 @@ HybridInstance* HybridModel::acquire() {
       inst->main[n * kSteps + s] = {kStepFuncs[s], &inst->contexts[n * kSteps + s]};
     }
   }
+  if (timing_) {  // every step through its timing wrapper (the contexts above stay where they are)
+    inst->timed.resize(main_steps_);
+    for (size_t s = 0; s < main_steps_; ++s) {
+      inst->timed[s] = {inst->main[s], &step_ns_[s]};
+      inst->main[s] = {ascendsim_v2_timed_step, &inst->timed[s]};
+    }
+  }
   inst->pending.resize(main_steps_);
   inst->queue.resize(main_steps_);
   instances_.push_back(std::move(inst));
@@ -471,6 +528,7 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
     case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
     case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
   }
+  if (timing_) runs_.fetch_add(1, std::memory_order_relaxed);
   aclError ret = ACL_SUCCESS;
   if (inst->failed) {
     inst->release_owned();

@@ -1,6 +1,7 @@
 // HybridModel: the v2 runtime of a dynamic-shape model (GE's HybridDavinciModel running the execute graph of
 // its v2 executor). The algorithm is described at the top of hybrid_model.cpp.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -62,6 +63,7 @@ class HybridModel {
   void init_weights();
   void deinit_instances();
   void deinit_weights();
+  void report_timing() const;  // ASCENDSIM_NODE_TIMING=1: each node's four steps, at unload
 
  private:
   friend struct HybridInstance;
@@ -80,6 +82,10 @@ class HybridModel {
   size_t main_steps_ = 0;
   // The Main graph's edges (the same for every instance): in-degrees and successor lists of the steps.
   std::vector<uint32_t> in_degree_, succ_begin_, succ_;
+  // ASCENDSIM_NODE_TIMING=1: every Main step is wrapped to add its time here (per step), reported at unload.
+  bool timing_ = false;
+  std::vector<std::atomic<uint64_t>> step_ns_;
+  std::atomic<uint64_t> runs_{0};
 
   // Init / DeInit graphs and what they manage.
   std::vector<ascendsim_exec_node> init_graph_, deinit_graph_;

@@ -300,7 +300,7 @@ aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const 
       return fail(ACL_ERROR_INVALID_PARAM, "%s: ASCENDSIM_V2_EXECUTOR='%s' is not one of sequential, topological, "
                   "parallel", api, value.c_str());
     if (aclError ret = HybridModel::load(*def, device, executor, api, &model->hybrid_)) return ret;
-    model->timing_ = false;
+    model->timing_ = false;  // the v2 model reports its own steps
     model->mutable_def_ = def;
     model->def_ = std::move(def);
     *out = std::move(model);

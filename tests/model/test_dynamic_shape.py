@@ -192,7 +192,7 @@ EXECUTORS_SCRIPT = """
 import sys
 sys.path[:0] = {paths!r}
 import numpy as np
-from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclGetRecentErrMsg
+from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclmdlUnload, aclGetRecentErrMsg
 from dynamic_shape_helpers import execute_dynamic, output_dims, set_input_descs
 from dynamic_models import bert_feeds
 assert aclInit("") == 0 and aclrtSetDevice(0) == 0
@@ -204,6 +204,7 @@ for batch, seq in [(1, 8), (2, 11)]:
                                   [(np.float32, 4096)])
     assert ret == 0, aclGetRecentErrMsg()
     np.save({out!r} + f"_{{batch}}x{{seq}}.npy", out)
+assert aclmdlUnload(model_id) == 0
 """
 
 
@@ -213,9 +214,14 @@ def test_three_executors_give_identical_results(models, tmp_path: Path) -> None:
     for executor in ("sequential", "topological", "parallel"):
         out = str(tmp_path / executor)
         script = EXECUTORS_SCRIPT.format(paths=paths, om=str(models["bert"][1]), out=out)
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "ASCENDSIM_V2_EXECUTOR": executor, "ASCENDSIM_NUM_THREADS": "2"}, check=False)
+        env = {**os.environ, "ASCENDSIM_V2_EXECUTOR": executor, "ASCENDSIM_NUM_THREADS": "2",
+               "ASCENDSIM_NODE_TIMING": "1" if executor == "sequential" else "0"}
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env,
+                              check=False)
         assert done.returncode == 0, done.stderr
+        if executor == "sequential":  # ASCENDSIM_NODE_TIMING=1: each node's four steps at unload
+            assert "(v2, sequential executor): 2 executions" in done.stderr, done.stderr
+            assert "/embeddings/Slice (Slice): infer-shape " in done.stderr and ", launch " in done.stderr
         results[executor] = [np.load(f"{out}_{s}.npy") for s in ("1x8", "2x11")]
     for executor in ("topological", "parallel"):
         for got, want in zip(results[executor], results["sequential"]):
