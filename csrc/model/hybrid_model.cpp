@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +83,15 @@ constexpr size_t kKernelsPerNode = 16;  // shapes whose kernels a node keeps (a 
 char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
 
 }  // namespace
+
+// A shape a tensor can have: rank <= 8, dims >= 0, bytes without overflow.
+bool valid_dims(const Dims& dims, aclDataType dtype) {
+  if (dims.size() > 8) return false;
+  uint64_t bytes = aclDataTypeSize(dtype);
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return false;
+  return bytes <= static_cast<uint64_t>(INT64_MAX);
+}
 
 struct StepContext {
   HybridInstance* inst;
@@ -151,6 +161,11 @@ struct HybridInstance {
     }
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const TensorDef& t = plan().tensors[node.outputs[o]];
+      if (!valid_dims(dims[o], t.dtype)) {
+        set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": output " + std::to_string(o) + " would have shape " +
+                  dims_text(dims[o]) + ": a negative dim, a rank above 8 or more bytes than a tensor can hold");
+        return;
+      }
       if (t.dims.size() == dims[o].size()) {  // the compiler's static dims must hold (a -1 is anything)
         for (size_t d = 0; d < t.dims.size(); ++d)
           if (t.dims[d] >= 0 && t.dims[d] != dims[o][d]) {
@@ -371,7 +386,20 @@ aclError HybridModel::lower(const char* api) {
     if (lowered.factory == nullptr)
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for op "
                   "type '%s' in ascendsim", api, name_.c_str(), node.name.c_str(), op.c_str(), op.c_str());
-    for (uint32_t id : node.outputs) producer_[id] = n;
+    // The order the steps rely on (the parser does not check it: a v1 arena makes any order addressable).
+    for (uint32_t id : node.inputs)
+      if (id != kNone && (p.tensors[id].kind == TensorKind::FeatureMap || p.tensors[id].kind == TensorKind::Output) &&
+          producer_[id] == kNone)
+        return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s) reads tensor '%s' "
+                    "before any node writes it", api, name_.c_str(), node.name.c_str(), op.c_str(),
+                    p.tensors[id].name.c_str());
+    for (uint32_t id : node.outputs) {
+      if (producer_[id] != kNone)
+        return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': tensor '%s' is written by nodes "
+                    "'%s' and '%s'", api, name_.c_str(), p.tensors[id].name.c_str(), p.nodes[producer_[id]].name.c_str(),
+                    node.name.c_str());
+      producer_[id] = n;
+    }
     for (uint32_t id : node.inputs)
       if (id != kNone) {
         last_reader[id] = n;

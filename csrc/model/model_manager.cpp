@@ -140,9 +140,11 @@ aclError prepare_hybrid(const ModelDef& def, const aclmdlDataset* input, const a
   req->input_dims.resize(def.inputs.size());
   for (size_t i = 0; i < def.inputs.size(); ++i) {
     if (aclError ret = hybrid_input_dims(def, input, i, api, &req->input_dims[i])) return ret;
-    int64_t count = 1;
-    for (int64_t d : req->input_dims[i]) count *= d;
-    const size_t needed = static_cast<size_t>(count) * aclDataTypeSize(def.inputs[i].dtype);
+    uint64_t needed = aclDataTypeSize(def.inputs[i].dtype);
+    for (int64_t d : req->input_dims[i])
+      if (__builtin_mul_overflow(needed, static_cast<uint64_t>(d), &needed))
+        return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s'): dims %s hold more bytes than a tensor "
+                    "can", api, def.name.c_str(), i, def.inputs[i].name.c_str(), dims_string(req->input_dims[i]).c_str());
     if (aclError ret = check_buffer(device, "input", i, req->inputs[i], in_sizes[i], needed, api)) return ret;
   }
   req->output_sizes.resize(out_buffers.size());

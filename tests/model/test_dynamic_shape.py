@@ -146,6 +146,17 @@ def test_small_output_buffer_and_bad_shapes_are_refused(loaded) -> None:
     finally:
         ins.close()
         outs.close()
+    # dims whose bytes overflow are refused before anything reads the buffer
+    huge = acl.create_tensor_desc(0, [1 << 31, 3, 1 << 31, 1 << 31], 0)
+    ins, outs = DeviceBuffers([np.ones((1, 3, 8, 8), np.float32)]), DeviceBuffers([np.zeros(8, np.float32)])
+    try:
+        assert acl.mdl.set_dataset_tensor_desc(ins.dataset, huge, 0)[1] == ACL_SUCCESS
+        assert aclmdlExecute(model_id, ins.dataset, outs.dataset) == ACL_ERROR_GE_PARAM_INVALID
+        assert "hold more bytes than a tensor can" in aclGetRecentErrMsg()
+    finally:
+        acl.destroy_tensor_desc(huge)
+        ins.close()
+        outs.close()
     # the model still runs afterwards
     assert execute_dynamic(model_id, [np.ones((1, 3, 8, 8), np.float32)], [(np.float32, 8)])[0] == ACL_SUCCESS
 
