@@ -117,6 +117,7 @@ struct HybridInstance {
   std::vector<size_t> in_begin, out_begin;
   uintptr_t stream = 0;
   const size_t* output_sizes = nullptr;
+  std::vector<size_t> allocated;  // per model output: bytes the runtime allocated for a NULL buffer, else 0
   std::mutex error_mutex;  // steps of the parallel executor may fail at once
   bool failed = false;
   aclError error = ACL_SUCCESS;
@@ -188,6 +189,20 @@ struct HybridInstance {
       for (int64_t d : s.dims) count *= d;
       const size_t bytes = static_cast<size_t>(count) * aclDataTypeSize(t.dtype);
       if (t.kind == TensorKind::Output) {
+        if (s.addr == nullptr && output_sizes[t.io_index] == 0) {  // the runtime allocates it; the user frees it
+          if (bytes == 0) {
+            s.addr = zero_byte_tensor;
+            continue;
+          }
+          s.addr = model->device_->memory().allocate(bytes, 0, 0, "aclmdlExecute");
+          if (s.addr == nullptr) {
+            set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output " +
+                      std::to_string(t.io_index) + " ('" + t.name + "', " + std::to_string(bytes) + " bytes)");
+            return;
+          }
+          allocated[t.io_index] = bytes;
+          continue;
+        }
         if (output_sizes[t.io_index] < bytes) {
           set_error(ACL_ERROR_GE_PARAM_INVALID, "output " + std::to_string(t.io_index) + " ('" + t.name + "') of shape " +
                     dims_text(s.dims) + " needs " + std::to_string(bytes) + " bytes; the output buffer has " +
@@ -533,9 +548,9 @@ void HybridModel::release(HybridInstance* instance) {
   idle_.push_back(instance);
 }
 
-aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* const* inputs, void* const* outputs,
+aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* const* inputs, void** outputs,
                               const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims,
-                              const char* api) {
+                              std::vector<size_t>* allocated, const char* api) {
   HybridInstance* inst = acquire();
   const PlanDef& p = *plan_;
   // Bind: the inputs' dims and buffers, the outputs' buffers, the stream.
@@ -547,6 +562,7 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   for (size_t o = 0; o < p.output_ids.size(); ++o) inst->tensors[p.output_ids[o]].addr = outputs[o];
   inst->stream = stream;
   inst->output_sizes = output_sizes;
+  inst->allocated.assign(p.output_ids.size(), 0);
   inst->failed = false;
   inst->error = ACL_SUCCESS;
   const ascendsim_exec_graph graph{inst->main.data(), inst->main.size(), in_degree_.data(), succ_begin_.data(),
@@ -560,10 +576,15 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   aclError ret = ACL_SUCCESS;
   if (inst->failed) {
     inst->release_owned();
+    for (size_t o = 0; o < p.output_ids.size(); ++o)  // what the runtime allocated for NULL output buffers
+      if (inst->allocated[o] != 0) device_->memory().release(inst->tensors[p.output_ids[o]].addr, "aclmdlExecute");
     ret = fail(inst->error, "%s: model '%s': %s", api, name_.c_str(), inst->message.c_str());
   } else {
     output_dims->resize(p.output_ids.size());
     for (size_t o = 0; o < p.output_ids.size(); ++o) (*output_dims)[o] = inst->tensors[p.output_ids[o]].dims;
+    *allocated = inst->allocated;
+    for (size_t o = 0; o < p.output_ids.size(); ++o)
+      if (inst->allocated[o] != 0) outputs[o] = inst->tensors[p.output_ids[o]].addr;
     std::lock_guard<std::mutex> lock(pool_mutex_);
     last_dims_ = *output_dims;
   }

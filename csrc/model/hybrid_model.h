@@ -50,8 +50,12 @@ class HybridModel {
   // model), the users' buffers and their sizes; writes each output's dims. Binds inputs, outputs and the
   // stream (`stream` keys the caching allocator's pool) and runs Main. Thread-safe: concurrent executions
   // take their own instance.
-  aclError execute(const std::vector<Dims>& input_dims, const void* const* inputs, void* const* outputs,
-                   const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims, const char* api);
+  // An output whose buffer is NULL with size 0 (`outputs[o]` null) is allocated by the runtime, as CANN does
+  // for an output of unknown size under aclmdlExecute: `outputs[o]` and `(*allocated)[o]` (its bytes) then
+  // say where; the user frees it. Other entries of `allocated` are 0.
+  aclError execute(const std::vector<Dims>& input_dims, const void* const* inputs, void** outputs,
+                   const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims,
+                   std::vector<size_t>* allocated, const char* api);
 
   // The dims of output `index` in the latest successful execution (aclmdlGetCurOutputDims); false before one.
   bool last_output_dims(size_t index, Dims* dims) const;

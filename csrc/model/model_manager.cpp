@@ -50,15 +50,20 @@ struct ExecRequest {
   std::vector<std::vector<int64_t>> input_dims;
   std::vector<size_t> output_sizes;
   const aclmdlDataset* output_dataset = nullptr;
+  std::vector<aclDataBuffer*> output_buffers;
   uintptr_t stream = 0;
+  bool sync = false;  // aclmdlExecute(V2): a NULL output buffer of size 0 is allocated by the runtime
 };
 
 // A v2 execution, then the outputs' real dims into the output dataset's descriptions.
 aclError run_hybrid(ExecRequest& req, const char* api) {
   std::vector<std::vector<int64_t>> dims;
+  std::vector<size_t> allocated;
   const aclError ret = req.model->hybrid()->execute(req.input_dims, req.inputs.data(), req.outputs.data(),
-                                                    req.output_sizes.data(), req.stream, &dims, api);
+                                                    req.output_sizes.data(), req.stream, &dims, &allocated, api);
   if (ret != ACL_SUCCESS) return ret;
+  for (size_t o = 0; o < allocated.size(); ++o)  // the user frees it and resets the buffer (CANN's rule)
+    if (allocated[o] != 0) aclUpdateDataBuffer(req.output_buffers[o], req.outputs[o], allocated[o]);
   const ModelDef& def = *req.model->def();
   std::vector<OutputDesc> outputs;
   for (size_t o = 0; o < dims.size(); ++o) outputs.push_back({dims[o], def.outputs[o].dtype, def.outputs[o].format});
@@ -152,9 +157,16 @@ aclError prepare_hybrid(const ModelDef& def, const aclmdlDataset* input, const a
     void* addr = nullptr;
     if (buffer_of(out_buffers[o], &addr, &req->output_sizes[o]) != ACL_SUCCESS)
       return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: output %zu: the dataset holds no valid data buffer", api, o);
-    if (aclError ret = check_buffer(device, "output", o, addr, req->output_sizes[o], 0, api)) return ret;
     req->outputs[o] = addr;
+    if (addr == nullptr && req->output_sizes[o] == 0) {  // CANN: the runtime allocates it (synchronous only)
+      if (req->sync) continue;
+      return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: output %zu ('%s'): a NULL buffer of size 0 (the runtime allocates "
+                  "the output) is supported by aclmdlExecute and aclmdlExecuteV2 only", api, o,
+                  def.outputs[o].name.c_str());
+    }
+    if (aclError ret = check_buffer(device, "output", o, addr, req->output_sizes[o], 0, api)) return ret;
   }
+  req->output_buffers = out_buffers;
   req->output_dataset = output;
   req->stream = 0;  // an asynchronous execution sets its stream after this
   return ACL_SUCCESS;
@@ -292,6 +304,7 @@ aclError load_model(const uint8_t* data, size_t size, uint32_t* model_id, const 
 aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output,
                       const ExecConfig* config, const char* api) {
   thread_local ExecRequest req;  // reused: its vectors keep their capacity
+  req.sync = true;
   aclError ret = prepare(model_id, input, output, api, &req);
   if (ret == ACL_SUCCESS && req.model->hybrid() == nullptr) ret = apply_exec_config(config, api, &req);
   if (ret == ACL_SUCCESS)
@@ -308,6 +321,7 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(stream_handle, api, &stream)) return ret;
   auto req = std::make_shared<ExecRequest>();
+  req->sync = std::strcmp(api, "aclmdlExecuteV2") == 0;  // it waits for the stream before returning
   if (aclError ret = prepare(model_id, input, output, api, req.get())) return ret;
   if (stream->device_id() != req->model->device()->id())
     return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model %u was loaded on device %d, the stream belongs to device %d",

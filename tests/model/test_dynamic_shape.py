@@ -24,12 +24,22 @@ import ascendsim
 from ascendcl import (
     ACL_ERROR_GE_PARAM_INVALID,
     ACL_ERROR_GE_SHAPE_INVALID,
+    ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_SUCCESS,
+    aclCreateDataBuffer,
+    aclDestroyDataBuffer,
+    aclGetDataBufferAddr,
+    aclGetDataBufferSizeV2,
     aclGetRecentErrMsg,
+    aclmdlAddDatasetBuffer,
+    aclmdlCreateDataset,
+    aclmdlDestroyDataset,
     aclmdlExecute,
     aclmdlExecuteAsync,
     aclmdlLoadFromFile,
     aclmdlUnload,
+    aclrtFree,
+    aclrtMemcpy,
     aclrtSynchronizeStream,
 )
 
@@ -112,6 +122,32 @@ def test_async_execution_reports_dims_after_the_stream(models, loaded, stream: i
     finally:
         ins.close()
         outs.close()
+
+
+def test_null_output_buffer_is_allocated_by_the_runtime(models, loaded, stream: int) -> None:
+    """aclmdlGetOutputSizeByIndex is 0: CANN's first way out is a NULL data buffer of size 0, which
+    aclmdlExecute (and aclmdlExecuteV2) fill with memory the runtime allocates and the user frees."""
+    model_id = loaded("conv")
+    x = np.random.default_rng(4).standard_normal((3, 3, 10, 10)).astype(np.float32)
+    ins = DeviceBuffers([x])
+    dataset = aclmdlCreateDataset()
+    buffer = aclCreateDataBuffer(0, 0)
+    assert aclmdlAddDatasetBuffer(dataset, buffer) == ACL_SUCCESS
+    try:
+        set_input_descs(ins, [x])
+        assert aclmdlExecuteAsync(model_id, ins.dataset, dataset, stream) == ACL_ERROR_GE_PARAM_INVALID
+        assert "supported by aclmdlExecute and aclmdlExecuteV2 only" in aclGetRecentErrMsg()
+        assert aclmdlExecute(model_id, ins.dataset, dataset) == ACL_SUCCESS, aclGetRecentErrMsg()
+        addr, size = aclGetDataBufferAddr(buffer), aclGetDataBufferSizeV2(buffer)
+        assert addr != 0 and size == 3 * 5 * 4
+        got = np.empty((3, 5), np.float32)
+        assert aclrtMemcpy(got.ctypes.data, got.nbytes, addr, size, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS
+        np.testing.assert_allclose(got, reference(models["conv"][0], {"image": x})[0], **TOL)
+        assert aclrtFree(addr) == ACL_SUCCESS  # the user's to free
+    finally:
+        aclDestroyDataBuffer(buffer)
+        aclmdlDestroyDataset(dataset)
+        ins.close()
 
 
 def test_ranges_and_their_errors(loaded) -> None:
