@@ -16,7 +16,8 @@
 // node order are a topological order, so the same array is run by the sequential executor (the v1 C loop,
 // in order), the topological executor (ready queue by dependency counts) or the multi-threaded one.
 //
-// Lifecycle: the Init graph (allocate the weights' device memory, copy them) runs at load and is then
+// Lifecycle: the Init graph (the weights into device memory: allocated, or the user's weight memory of
+// aclmdlLoadFrom*WithMem; a dynamic-shape model needs no work memory) runs at load and is then
 // dropped; every execution binds the inputs, outputs and stream into an instance and runs Main; the DeInit
 // graph (drop the kernel caches, free the weights) runs at unload. An instance (tensor states, kernel
 // caches, the Main steps' contexts) serves one execution at a time; concurrent executions take their own.
@@ -457,8 +458,8 @@ aclError HybridModel::lower(const char* api) {
   return ACL_SUCCESS;
 }
 
-aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind executor, const char* api,
-                           std::unique_ptr<HybridModel>* out) {
+aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind executor, void* user_weights,
+                           const char* api, std::unique_ptr<HybridModel>* out) {
   std::unique_ptr<HybridModel> model(new HybridModel());
   model->def_ = &def;
   model->plan_ = &def.plans[0];
@@ -466,6 +467,8 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
   model->executor_ = executor;
   model->name_ = def.name;
   model->api_ = api;
+  model->weights_ = user_weights;
+  model->owns_weights_ = user_weights == nullptr;
   const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
   model->timing_ = timing_env != nullptr && timing_env[0] == '1';
   if (aclError ret = model->lower(api)) return ret;
@@ -486,7 +489,7 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
 
 void HybridModel::init_weights() {
   if (def_->weight_size == 0) return;
-  weights_ = device_->memory().allocate(def_->weight_size, 0, 0, api_);
+  if (owns_weights_) weights_ = device_->memory().allocate(def_->weight_size, 0, 0, api_);
   if (weights_ != nullptr) std::memcpy(weights_, def_->weights, def_->weight_size);
 }
 
@@ -497,7 +500,7 @@ void HybridModel::deinit_instances() {
 }
 
 void HybridModel::deinit_weights() {
-  if (weights_ != nullptr) device_->memory().release(weights_, "aclmdlUnload");
+  if (weights_ != nullptr && owns_weights_) device_->memory().release(weights_, "aclmdlUnload");
   weights_ = nullptr;
 }
 

@@ -43,8 +43,11 @@ class HybridModel {
 
   // Lowers `def` (one dynamic-shape plan) and runs the Init graph (weights into device memory), then drops
   // it. A node whose op has no shape function or no kernel fails the load naming it.
-  static aclError load(const ModelDef& def, Device* device, ExecutorKind executor, const char* api,
-                       std::unique_ptr<HybridModel>* out);
+  // `user_weights` (aclmdlLoadFrom*WithMem's weightPtr, checked by the caller) or null: the weights' device
+  // memory (null: the Init graph allocates it).
+  static aclError load(const ModelDef& def, Device* device, ExecutorKind executor, void* user_weights,
+                       const char* api, std::unique_ptr<HybridModel>* out);
+  const void* weights() const { return weights_; }  // their device copy
 
   // One execution: `input_dims` the real dims of every model input (checked by the caller against the
   // model), the users' buffers and their sizes; writes each output's dims. Binds inputs, outputs and the
@@ -94,6 +97,7 @@ class HybridModel {
   // Init / DeInit graphs and what they manage.
   std::vector<ascendsim_exec_node> init_graph_, deinit_graph_;
   void* weights_ = nullptr;
+  bool owns_weights_ = true;
   const char* api_ = "aclmdlLoad";
 
   mutable std::mutex pool_mutex_;  // also guards last_dims_

@@ -299,7 +299,10 @@ aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const 
     if (!executor_from_env(&executor, &value))
       return fail(ACL_ERROR_INVALID_PARAM, "%s: ASCENDSIM_V2_EXECUTOR='%s' is not one of sequential, topological, "
                   "parallel", api, value.c_str());
-    if (aclError ret = HybridModel::load(*def, device, executor, api, &model->hybrid_)) return ret;
+    if (aclError ret = HybridModel::load(*def, device, executor, user != nullptr ? user->weight : nullptr, api,
+                                         &model->hybrid_))
+      return ret;
+    def->weights = static_cast<const uint8_t*>(model->hybrid_->weights());  // as the v1 path: the device copy
     model->timing_ = false;  // the v2 model reports its own steps
     model->mutable_def_ = def;
     model->def_ = std::move(def);

@@ -24,6 +24,7 @@ import ascendsim
 from ascendcl import (
     ACL_ERROR_GE_PARAM_INVALID,
     ACL_ERROR_GE_SHAPE_INVALID,
+    ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_SUCCESS,
     aclCreateDataBuffer,
@@ -37,8 +38,11 @@ from ascendcl import (
     aclmdlExecute,
     aclmdlExecuteAsync,
     aclmdlLoadFromFile,
+    aclmdlLoadFromFileWithMem,
+    aclmdlQuerySize,
     aclmdlUnload,
     aclrtFree,
+    aclrtMalloc,
     aclrtMemcpy,
     aclrtSynchronizeStream,
 )
@@ -148,6 +152,26 @@ def test_null_output_buffer_is_allocated_by_the_runtime(models, loaded, stream: 
         aclDestroyDataBuffer(buffer)
         aclmdlDestroyDataset(dataset)
         ins.close()
+
+
+def test_load_with_user_weight_memory(models, device: int) -> None:
+    """A dynamic-shape model needs no work memory (its feature maps come from the allocator); its weights go
+    into the user's weight memory when one is given."""
+    path = str(models["conv"][1])
+    work_size, weight_size, ret = aclmdlQuerySize(path)
+    assert ret == ACL_SUCCESS and work_size == 0 and weight_size > 0
+    weight, ret = aclrtMalloc(weight_size, ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == ACL_SUCCESS
+    model_id, ret = aclmdlLoadFromFileWithMem(path, 0, 0, weight, weight_size)
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    try:
+        x = np.random.default_rng(6).standard_normal((2, 3, 12, 12)).astype(np.float32)
+        ret, (got,) = execute_dynamic(model_id, [x], [(np.float32, 10)])
+        assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+        np.testing.assert_allclose(got, reference(models["conv"][0], {"image": x})[0], **TOL)
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
+        assert aclrtFree(weight) == ACL_SUCCESS  # the model never freed the user's memory
 
 
 def test_ranges_and_their_errors(loaded) -> None:
