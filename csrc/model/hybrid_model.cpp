@@ -24,6 +24,10 @@
 // A repeated execution with the same shapes builds no kernel and, the allocator's blocks being cached,
 // reserves no new device memory.
 //
+// Observability: ASCENDSIM_NODE_TIMING=1 wraps every step of an instance in a timer (reported per node at
+// unload); with profiling on, an execution runs every step through a wrapper that records its span (named
+// after the node, the step as category) inside one span for the execution.
+//
 // A step that fails (a shape that does not fit, a too-small output buffer, no device memory) records the
 // error in the instance; later steps see it and do nothing, and the execution returns it.
 #include "model/hybrid_model.h"
@@ -40,6 +44,7 @@
 #include "core/log.h"
 #include "kernels/dtype_convert.h"
 #include "model/parallel_executor.h"
+#include "prof/profiler.h"
 #include "runtime/device.h"
 
 namespace ascendsim::model {
@@ -103,6 +108,15 @@ struct StepContext {
 struct TimedStep {
   ascendsim_exec_node step;
   std::atomic<uint64_t>* ns;
+};
+
+// Profiling (task time on): a Main step wrapped to record its span on the execution's track, named after
+// its node, with the step as the category ("node" for the Launch).
+struct TracedStep {
+  ascendsim_exec_node step;
+  const LoweredNode* node;
+  uint32_t track;
+  uint32_t kind;  // 0..kSteps-1
 };
 
 struct HybridInstance {
@@ -340,6 +354,16 @@ extern "C" void ascendsim_v2_timed_step(void* c) {
   timed->ns->fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
 }
 
+extern "C" void ascendsim_v2_traced_step(void* c) {
+  auto* traced = static_cast<TracedStep*>(c);
+  const uint64_t start = prof::now_ns();
+  traced->step.func(traced->step.context);
+  // A Launch is the node's kernel, category "node" as on the v1 path (the op summary counts it per op type).
+  static constexpr const char* kCategories[kSteps] = {"infer-shape", "alloc", "node", "free"};
+  prof::span(traced->track, traced->node->def->name, kCategories[traced->kind], start, prof::now_ns(), {}, {},
+             "op_type", traced->node->def->op_type);
+}
+
 // The Init graph's node: the weights into device memory. The DeInit graph's: the instances (their kernel
 // caches), then the weights. Their context is the model.
 extern "C" void ascendsim_v2_init_weights(void* c) { static_cast<HybridModel*>(c)->init_weights(); }
@@ -568,13 +592,30 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   inst->allocated.assign(p.output_ids.size(), 0);
   inst->failed = false;
   inst->error = ACL_SUCCESS;
-  const ascendsim_exec_graph graph{inst->main.data(), inst->main.size(), in_degree_.data(), succ_begin_.data(),
-                                   succ_.data()};
+  // Profiling: this execution runs every step through its tracing wrapper, and is one span itself.
+  std::vector<TracedStep> traced;
+  std::vector<ascendsim_exec_node> traced_main;
+  const ascendsim_exec_node* main = inst->main.data();
+  uint32_t track = 0;
+  const uint64_t start = prof::now_ns();
+  if (prof::on(prof::kTaskTime) && prof::device_on(device_->id())) {
+    track = prof::current_track();  // inside the stream task of an asynchronous execution
+    if (track == 0) track = prof::named_track(device_->id(), "model '" + name_ + "'");
+    traced.resize(main_steps_);
+    traced_main.resize(main_steps_);
+    for (size_t s = 0; s < main_steps_; ++s) {
+      traced[s] = {inst->main[s], &nodes_[s / kSteps], track, static_cast<uint32_t>(s % kSteps)};
+      traced_main[s] = {ascendsim_v2_traced_step, &traced[s]};
+    }
+    main = traced_main.data();
+  }
+  const ascendsim_exec_graph graph{main, main_steps_, in_degree_.data(), succ_begin_.data(), succ_.data()};
   switch (executor_) {
-    case ExecutorKind::Sequential: ascendsim_execute_nodes(inst->main.data(), inst->main.size()); break;
+    case ExecutorKind::Sequential: ascendsim_execute_nodes(main, main_steps_); break;
     case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
     case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
   }
+  if (track != 0) prof::span(track, name_, "model", start, prof::now_ns(), {"plan", 0});
   if (timing_) runs_.fetch_add(1, std::memory_order_relaxed);
   aclError ret = ACL_SUCCESS;
   if (inst->failed) {

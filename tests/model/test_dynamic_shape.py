@@ -6,6 +6,7 @@ model description (-1 dims, ranges, output size 0)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from exec_helpers import DeviceBuffers, compile_model, reference
 
 import acl
 import ascendsim
+import ascendsim.profiling
 from ascendcl import (
     ACL_ERROR_GE_PARAM_INVALID,
     ACL_ERROR_GE_SHAPE_INVALID,
@@ -46,6 +48,7 @@ from ascendcl import (
     aclrtMemcpy,
     aclrtSynchronizeStream,
 )
+from ascendsim.compiler.om_reader import read_om
 
 TOL = {"rtol": 1e-4, "atol": 1e-4}
 BERT_SHAPE = "input_ids:-1,-1;attention_mask:-1,-1;token_type_ids:-1,-1"
@@ -263,7 +266,8 @@ EXECUTORS_SCRIPT = """
 import sys
 sys.path[:0] = {paths!r}
 import numpy as np
-from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclmdlUnload, aclGetRecentErrMsg
+from ascendcl import (aclInit, aclFinalize, aclrtSetDevice, aclrtResetDevice, aclmdlLoadFromFile, aclmdlUnload,
+                      aclGetRecentErrMsg)
 from dynamic_shape_helpers import execute_dynamic, output_dims, set_input_descs
 from dynamic_models import bert_feeds
 assert aclInit("") == 0 and aclrtSetDevice(0) == 0
@@ -276,6 +280,7 @@ for batch, seq in [(1, 8), (2, 11)]:
     assert ret == 0, aclGetRecentErrMsg()
     np.save({out!r} + f"_{{batch}}x{{seq}}.npy", out)
 assert aclmdlUnload(model_id) == 0
+assert aclrtResetDevice(0) == 0 and aclFinalize() == 0
 """
 
 
@@ -302,6 +307,27 @@ def test_three_executors_give_identical_results(models, tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120, env={**os.environ, "ASCENDSIM_V2_EXECUTOR": "x"}, check=False)
     assert bad.returncode != 0 and "ASCENDSIM_V2_EXECUTOR='x' is not one of sequential, topological, parallel" in \
         bad.stderr
+
+
+def test_profiling_shows_the_v2_steps(models, tmp_path: Path) -> None:
+    """With profiling on, each execution is a "model" span holding a span per step: infer-shape, alloc,
+    the launch (category "node", as v1's nodes, so the op summary counts it) and free, named after the node."""
+    paths = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+    script = EXECUTORS_SCRIPT.format(paths=paths, om=str(models["bert"][1]), out=str(tmp_path / "p"))
+    output = tmp_path / "prof"
+    output.mkdir()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ASCENDSIM_PROFILE": str(output)}, check=False)
+    assert done.returncode == 0, done.stderr
+    [session] = ascendsim.profiling.sessions(output)
+    events = [e for e in json.loads((session / "trace.json").read_text())["traceEvents"] if e.get("ph") == "X"]
+    models_spans = [e for e in events if e["cat"] == "model"]
+    assert len(models_spans) == 2  # two executions
+    by_category = {cat: [e for e in events if e["cat"] == cat] for cat in ("infer-shape", "alloc", "node", "free")}
+    nodes = len(read_om(models["bert"][1]).plans[0]["nodes"])
+    assert all(len(spans) == 2 * nodes for spans in by_category.values()), {k: len(v) for k, v in by_category.items()}
+    assert {e["args"]["op_type"] for e in by_category["node"]} >= {"MatMul", "Gather", "Reshape", "Softmax"}
+    assert any(e["name"] == "/embeddings/Slice" for e in by_category["infer-shape"])
 
 
 def test_description_of_a_dynamic_model(models, loaded) -> None:
