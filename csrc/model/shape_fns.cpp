@@ -1,5 +1,6 @@
 // The shape-function registry and the functions of the elementwise, normalisation, product, convolution,
-// pooling and reduction ops (the layout and shape-computation ops are in shape_fns_layout.cpp). Every
+// pooling and reduction ops (the layout and shape-computation ops are in shape_fns_layout.cpp, indexing and
+// padding in shape_fns_index.cpp). Every
 // function checks what its formula needs (ranks, matching dims) and says which dim of which input is wrong:
 // a bad shape is an execution error naming the node, never a kernel run on inconsistent sizes.
 #include "model/shape_fns.h"
@@ -304,17 +305,21 @@ bool broadcast_dims(const Dims& a, const Dims& b, Dims* out) {
   }()
 
 ASCENDSIM_SHAPES(broadcast_all, "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less", "Greater",
-                 "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Mod");
+                 "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Mod", "BitwiseAnd",
+                 "BitwiseOr", "BitwiseXor", "BitShift");
 ASCENDSIM_SHAPES(same_as_input, "Relu", "Sigmoid", "Tanh", "Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs",
                  "Not", "Cast", "Clip", "LeakyRelu", "Elu", "Selu", "HardSigmoid", "HardSwish", "Softplus", "Gelu",
                  "Identity", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Dropout", "Softmax", "LogSoftmax",
-                 "BatchNormalization", "InstanceNormalization");
+                 "BatchNormalization", "InstanceNormalization", "Softsign", "Tan", "Sinh", "Cosh", "Asin", "Acos",
+                 "Atan", "Asinh", "Acosh", "Atanh", "IsInf", "IsNaN", "BitwiseNot", "CumSum", "Trilu", "LRN",
+                 "ScatterND", "ScatterElements");
 ASCENDSIM_SHAPES(matmul, "MatMul");
 ASCENDSIM_SHAPES(gemm, "Gemm");
 ASCENDSIM_SHAPES(conv, "Conv");
 ASCENDSIM_SHAPES(pool, "MaxPool", "AveragePool");
 ASCENDSIM_SHAPES(global_pool, "GlobalAveragePool", "GlobalMaxPool");
-ASCENDSIM_SHAPES(reduce, "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd");
+ASCENDSIM_SHAPES(reduce, "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                 "ReduceLogSumExp", "ReduceSumSquare");
 ASCENDSIM_SHAPES(layer_norm, "LayerNormalization");
 static const bool ascendsim_shape_fused = register_shape_fn("FusedElementwise", "ascendsim", broadcast_all) &&
                                           register_shape_fn("LayerNorm", "ascendsim", layer_norm);

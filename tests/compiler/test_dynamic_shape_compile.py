@@ -5,18 +5,19 @@ model still writes format 1.3 exactly as before; and what cannot run dynamically
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from ascendsim.compiler import om_format as F
 from ascendsim.compiler.atc import SUCCESS, main
 from ascendsim.compiler.build import compile
 from ascendsim.compiler.build_options import parse_input_shape
+from ascendsim.compiler.dynamic_shape import RUNTIME_SHAPE_OPS
 from ascendsim.compiler.errors import CompileError
 from ascendsim.compiler.om_reader import read_om
 
@@ -70,17 +71,31 @@ def test_unknown_rank_and_static_models(tmp_path: Path) -> None:
 
 
 def test_refusals_name_what_cannot_run(tmp_path: Path) -> None:
-    w = numpy_helper.from_array(np.ones((4,), np.float32), "w")
-    graph = helper.make_graph([helper.make_node("CumSum", ["x", "axis"], ["y"])], "cumsum",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])],
-                              [w, numpy_helper.from_array(np.array(0, np.int64), "axis")])
+    graph = helper.make_graph([helper.make_node("Det", ["x"], ["y"])], "det",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(CompileError, match=r"node '[^']*' \(CumSum\): op CumSum has no runtime shape function"):
-        compile(model, tmp_path / "c", soc_version="Ascend910B1", input_shape="x:-1")
+    with pytest.raises(CompileError, match=r"node '[^']*' \(Det\): op Det has no runtime shape function"):
+        compile(model, tmp_path / "c", soc_version="Ascend910B1", input_shape="x:-1,2,2")
     with pytest.raises(CompileError, match=r"ranges \(lo~hi\) cannot be used with --dynamic_batch_size"):
         compile(tiny_convnet(), tmp_path / "g", soc_version="Ascend910B1", input_shape="image:1~4,3,16,16",
                 dynamic_batch_size="1,2")
     with pytest.raises(CompileError, match="unknown-rank input"):
         compile(tiny_convnet(), tmp_path / "g", soc_version="Ascend910B1", input_shape="image:-2",
                 dynamic_batch_size="1,2")
+
+
+def test_the_compilers_list_is_the_runtimes_table() -> None:
+    """RUNTIME_SHAPE_OPS (what atc lets into a dynamic-shape model) names exactly the op types the runtime
+    registers a shape function for (csrc/model/shape_fns*.cpp)."""
+    registered: set[str] = set()
+    for source in (Path(__file__).parents[2] / "csrc" / "model").glob("shape_fns*.cpp"):
+        text = source.read_text()
+        registered |= {op for op in re.findall(r"ASCENDSIM_SHAPE_FN\((\w+), \"\"", text)}
+        for group in re.findall(r"ASCENDSIM_SHAPES\(\w+,((?:\s*\"\w+\",?)+)\);", text):
+            registered |= set(re.findall(r"\"(\w+)\"", group))
+        registered |= {f"{domain}::{op}" for op, domain in
+                       re.findall(r"register_shape_fn\(\"(\w+)\", \"(\w+)\"", text)}
+    assert len(registered) > 100
+    assert registered == RUNTIME_SHAPE_OPS, (registered ^ RUNTIME_SHAPE_OPS)
+

@@ -70,3 +70,21 @@ def bert_feeds(batch: int, seq: int, seed: int = 0) -> dict[str, np.ndarray]:
     mask[:, seq - seq // 3:] = 0
     return {"input_ids": rng.integers(0, 64, (batch, seq)).astype(np.int64), "attention_mask": mask,
             "token_type_ids": rng.integers(0, 2, (batch, seq)).astype(np.int64)}
+
+
+def index_ops() -> onnx.ModelProto:
+    """x float32 [N, C]: Pad (C by 1 on the left), CumSum over N, ArgMax over C, ReduceL2 over C, TopK (K 2) over
+    C: shape functions beyond the encoder and the conv net."""
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["p"]), helper.make_node("CumSum", ["p", "zero"], ["c"]),
+             helper.make_node("ArgMax", ["c"], ["arg"], axis=1, keepdims=0),
+             helper.make_node("ReduceL2", ["c"], ["l2"], axes=[1], keepdims=1),
+             helper.make_node("TopK", ["c", "k"], ["top", "top_i"], axis=1)]
+    graph = helper.make_graph(
+        nodes, "index_ops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "C"])],
+        [helper.make_tensor_value_info("arg", TensorProto.INT64, ["N"]),
+         helper.make_tensor_value_info("l2", TensorProto.FLOAT, ["N", 1]),
+         helper.make_tensor_value_info("top", TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor("pads", TensorProto.INT64, [4], [0, 1, 0, 0]),
+         helper.make_tensor("zero", TensorProto.INT64, [], [0]), helper.make_tensor("k", TensorProto.INT64, [1], [2])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+

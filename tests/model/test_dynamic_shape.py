@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from dynamic_models import bert_feeds, elementwise_any_rank, tiny_bert, tiny_convnet
+from dynamic_models import bert_feeds, elementwise_any_rank, index_ops, tiny_bert, tiny_convnet
 from dynamic_shape_helpers import execute_dynamic, output_dims, set_input_descs
 from exec_helpers import DeviceBuffers, compile_model, reference
 
@@ -61,7 +61,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[onnx.Mod
     return {"conv": (conv, compile_model(conv, directory, "conv", input_shape="image:-1,3,-1,-1")),
             "conv_range": (conv, compile_model(conv, directory, "conv_range", input_shape="image:1~4,3,8~32,8~32")),
             "bert": (bert, compile_model(bert, directory, "bert", input_shape=BERT_SHAPE)),
-            "any": (any_rank, compile_model(any_rank, directory, "any", input_shape="x:-2"))}
+            "any": (any_rank, compile_model(any_rank, directory, "any", input_shape="x:-2")),
+            "index": (index_ops(), compile_model(index_ops(), directory, "index", input_shape="x:-1,-1"))}
 
 
 @pytest.fixture
@@ -175,6 +176,19 @@ def test_load_with_user_weight_memory(models, device: int) -> None:
     finally:
         assert aclmdlUnload(model_id) == ACL_SUCCESS
         assert aclrtFree(weight) == ACL_SUCCESS  # the model never freed the user's memory
+
+
+def test_padding_scan_and_index_ops(models, loaded) -> None:
+    model_id = loaded("index")
+    rng = np.random.default_rng(7)
+    for n, c in [(3, 4), (1, 9), (5, 2)]:
+        x = rng.standard_normal((n, c)).astype(np.float32)
+        ret, got = execute_dynamic(model_id, [x], [(np.int64, 8), (np.float32, 8), (np.float32, 16)])
+        assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+        want = reference(models["index"][0], {"x": x})
+        np.testing.assert_array_equal(got[0], want[0])
+        for g, w in zip(got[1:], want[1:]):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
 def test_ranges_and_their_errors(loaded) -> None:

@@ -25,17 +25,21 @@ from .ops import lookup
 RUNTIME_SHAPE_OPS = frozenset({
     # elementwise, broadcasting
     "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
-    "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Mod",
+    "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    "BitShift",
     "Relu", "Sigmoid", "Tanh", "Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Not", "Cast", "Clip",
     "LeakyRelu", "Elu", "Selu", "HardSigmoid", "HardSwish", "Softplus", "Gelu", "Identity", "Floor", "Ceil",
-    "Round", "Sign", "Sin", "Cos", "Dropout", "ascendsim::FusedElementwise",
+    "Round", "Sign", "Sin", "Cos", "Dropout", "Softsign", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh",
+    "Acosh", "Atanh", "IsInf", "IsNaN", "BitwiseNot", "CumSum", "Trilu", "LRN", "ScatterND", "ScatterElements",
+    "ascendsim::FusedElementwise",
     # normalisation, softmax
     "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization", "InstanceNormalization",
     "ascendsim::LayerNorm",
     # products, convolutions, pooling
     "MatMul", "Gemm", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-    # reductions
-    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+    # reductions, indexing
+    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
+    "ReduceSumSquare", "ArgMax", "ArgMin", "TopK", "GatherElements", "Size", "Pad",
     # layout and shape computation
     "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Gather", "Shape", "Slice", "Expand",
     "ConstantOfShape", "Range", "Split", "Tile",
