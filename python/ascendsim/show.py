@@ -141,9 +141,12 @@ def format_description(d: dict[str, Any]) -> str:
         lines += [f"    event {e['event']}: recorded on stream {e['record_stream']} after node "
                   f"{e['record_after_node']}, waited on stream {e['wait_stream']} before node {e['wait_before_node']}"
                   for e in plan["events"]]
-        lines.append(f"  feature map: arena {mem['arena_size']} bytes, lower bound {mem['lower_bound']}, "
-                     f"no reuse {mem['no_reuse']} (reuse saves {mem['saved_by_reuse']}); {mem['tensors']} tensors "
-                     f"in {mem['buffers']} buffers")
+        if d["runtime"].startswith("v2"):
+            lines.append(f"  feature map: allocated per execution ({mem['tensors']} tensors, shapes inferred at run time)")
+        else:
+            lines.append(f"  feature map: arena {mem['arena_size']} bytes, lower bound {mem['lower_bound']}, "
+                         f"no reuse {mem['no_reuse']} (reuse saves {mem['saved_by_reuse']}); {mem['tensors']} tensors "
+                         f"in {mem['buffers']} buffers")
         lines.append(f"  nodes ({len(plan['nodes'])}):")
         for node in plan["nodes"]:
             mark = " (shape-dependent)" if node["shape_dependent"] else ""

@@ -20,6 +20,7 @@ from ascendsim.compiler.build_options import parse_input_shape
 from ascendsim.compiler.dynamic_shape import RUNTIME_SHAPE_OPS
 from ascendsim.compiler.errors import CompileError
 from ascendsim.compiler.om_reader import read_om
+from ascendsim.show import describe, format_description
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "model"))
 from dynamic_models import tiny_bert, tiny_convnet
@@ -61,7 +62,11 @@ def test_unknown_rank_and_static_models(tmp_path: Path) -> None:
     result = compile(conv, tmp_path / "any", soc_version="Ascend910B1", input_shape="image:-2")
     assert result.dynamic is not None and result.dynamic.ranges == {"image": []}
     assert read_om(result.output).inout["inputs"][0]["dims"] == [-2]
+    shown = format_description(describe(read_om(result.output)))
+    assert "dynamic shapes" in shown and "runtime: v2 (dynamic shape" in shown and "(shape-dependent)" in shown
+    assert "image: FLOAT NCHW [-2], 0 bytes" in shown and "feature map: allocated per execution" in shown
     static = compile(conv, tmp_path / "static", soc_version="Ascend910B1", input_shape="image:1,3,16,16")
+    assert "runtime: v1 (static: task sink)" in format_description(describe(read_om(static.output)))
     om = read_om(static.output)
     assert static.dynamic is None and om.model["format_version"] == f"1.{F.STATIC_FORMAT_MINOR}"
     assert not om.model["dynamic_shape"] and om.header["is_unknow_model"] == 0
