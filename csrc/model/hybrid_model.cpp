@@ -168,7 +168,7 @@ struct HybridInstance {
     }
     std::vector<Dims> dims;
     std::string why;
-    const ShapeCall call{node.name, node.attrs, inputs, node.outputs.size()};
+    const ShapeCall call{node.attrs, inputs, node.outputs.size()};
     if (!lowered.shape_fn(call, &dims, &why)) {
       std::string given;
       for (const ShapeInput& in : inputs) given += (given.empty() ? "" : ", ") + (in.present ? dims_text(*in.dims) : "-");
@@ -407,7 +407,7 @@ void HybridModel::report_timing() const {
 
 aclError HybridModel::lower(const char* api) {
   const PlanDef& p = *plan_;
-  producer_.assign(p.tensors.size(), kNone);
+  std::vector<uint32_t> producer(p.tensors.size(), kNone);  // per tensor: the node writing it
   std::vector<uint32_t> last_reader(p.tensors.size(), kNone);
   std::vector<std::vector<uint32_t>> readers(p.tensors.size());
   nodes_.resize(p.nodes.size());
@@ -429,16 +429,16 @@ aclError HybridModel::lower(const char* api) {
     // The order the steps rely on (the parser does not check it: a v1 arena makes any order addressable).
     for (uint32_t id : node.inputs)
       if (id != kNone && (p.tensors[id].kind == TensorKind::FeatureMap || p.tensors[id].kind == TensorKind::Output) &&
-          producer_[id] == kNone)
+          producer[id] == kNone)
         return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s) reads tensor '%s' "
                     "before any node writes it", api, name_.c_str(), node.name.c_str(), op.c_str(),
                     p.tensors[id].name.c_str());
     for (uint32_t id : node.outputs) {
-      if (producer_[id] != kNone)
+      if (producer[id] != kNone)
         return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': tensor '%s' is written by nodes "
-                    "'%s' and '%s'", api, name_.c_str(), p.tensors[id].name.c_str(), p.nodes[producer_[id]].name.c_str(),
+                    "'%s' and '%s'", api, name_.c_str(), p.tensors[id].name.c_str(), p.nodes[producer[id]].name.c_str(),
                     node.name.c_str());
-      producer_[id] = n;
+      producer[id] = n;
     }
     for (uint32_t id : node.inputs)
       if (id != kNone) {
@@ -449,7 +449,7 @@ aclError HybridModel::lower(const char* api) {
   // A feature map is freed after its last reader; one nobody reads (an unused optional output) after its producer.
   for (uint32_t id = 0; id < p.tensors.size(); ++id) {
     if (p.tensors[id].kind != TensorKind::FeatureMap) continue;
-    const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer_[id];
+    const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer[id];
     if (last != kNone) nodes_[last].frees.push_back(id);
   }
 
@@ -461,7 +461,7 @@ aclError HybridModel::lower(const char* api) {
     succ[base].push_back(base + 1);
     succ[base + 1].push_back(base + 2);
     for (uint32_t id : p.nodes[n].inputs)
-      if (id != kNone && producer_[id] != kNone) succ[producer_[id] * kSteps + 2].push_back(base);
+      if (id != kNone && producer[id] != kNone) succ[producer[id] * kSteps + 2].push_back(base);
     for (uint32_t id : nodes_[n].frees)
       for (uint32_t reader : readers[id]) succ[reader * kSteps + 2].push_back(base + 3);
     succ[base + 2].push_back(base + 3);  // a FreeInputs always follows its own Launch

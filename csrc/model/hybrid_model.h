@@ -63,8 +63,6 @@ class HybridModel {
   // The dims of output `index` in the latest successful execution (aclmdlGetCurOutputDims); false before one.
   bool last_output_dims(size_t index, Dims* dims) const;
 
-  ExecutorKind executor() const { return executor_; }
-  size_t main_step_count() const { return main_steps_; }
 
   // The Init graph's and DeInit graph's work (their nodes call these).
   void init_weights();
@@ -85,7 +83,6 @@ class HybridModel {
   ExecutorKind executor_ = ExecutorKind::Sequential;
   std::string name_;
   std::vector<LoweredNode> nodes_;
-  std::vector<uint32_t> producer_;  // per tensor: the node writing it, or kNone
   size_t main_steps_ = 0;
   // The Main graph's edges (the same for every instance): in-degrees and successor lists of the steps.
   std::vector<uint32_t> in_degree_, succ_begin_, succ_;

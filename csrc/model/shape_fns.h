@@ -24,7 +24,6 @@ struct ShapeInput {
 };
 
 struct ShapeCall {
-  const std::string& name;  // the node, for messages
   const kernels::Attrs& attrs;
   const std::vector<ShapeInput>& inputs;
   size_t output_count;
