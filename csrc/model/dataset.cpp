@@ -35,7 +35,11 @@ bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* o
   return true;
 }
 
-void reset_output_descs(const aclmdlDataset* handle, const char* api) {
+namespace {
+
+// Replaces the dataset's descriptions by one per buffer, made by `make(index)`.
+template <class Make>
+void replace_descs(const aclmdlDataset* handle, Make make) {
   const auto dataset = find_dataset(handle);
   if (!dataset) return;
   std::vector<std::shared_ptr<aclTensorDesc>> fresh;
@@ -43,13 +47,45 @@ void reset_output_descs(const aclmdlDataset* handle, const char* api) {
     std::lock_guard<std::mutex> lock(dataset->mutex);
     fresh.resize(dataset->buffers.size());
   }
-  for (auto& desc : fresh) desc = new_tensor_desc({}, true, api);  // a failed allocation leaves no desc
+  for (size_t i = 0; i < fresh.size(); ++i) fresh[i] = make(i);  // a failed allocation leaves no desc
   {
     std::lock_guard<std::mutex> lock(dataset->mutex);
     dataset->descs.swap(fresh);
   }
   for (const auto& old : fresh)
     if (old) retire_tensor_desc(old.get());
+}
+
+}  // namespace
+
+void reset_output_descs(const aclmdlDataset* handle, const char* api) {
+  replace_descs(handle, [api](size_t) { return new_tensor_desc({}, true, api); });
+}
+
+void set_output_descs(const aclmdlDataset* handle, const std::vector<OutputDesc>& outputs, const char* api) {
+  replace_descs(handle, [&](size_t i) -> std::shared_ptr<aclTensorDesc> {
+    TensorDescData data;
+    if (i < outputs.size()) {
+      data.dtype = outputs[i].dtype;
+      data.format = outputs[i].format;
+      data.dims = outputs[i].dims;
+    }
+    return new_tensor_desc(std::move(data), true, api);
+  });
+}
+
+bool dataset_desc_dims(const aclmdlDataset* handle, size_t index, std::vector<int64_t>* dims) {
+  const auto dataset = find_dataset(handle);
+  if (!dataset) return false;
+  std::shared_ptr<aclTensorDesc> desc;
+  {
+    std::lock_guard<std::mutex> lock(dataset->mutex);
+    if (index >= dataset->descs.size() || !dataset->descs[index]) return false;
+    desc = dataset->descs[index];
+  }
+  std::lock_guard<std::mutex> lock(desc->mutex);
+  *dims = desc->data.dims;
+  return true;
 }
 
 }  // namespace ascendsim::model

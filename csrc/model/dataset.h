@@ -35,4 +35,16 @@ bool dataset_buffers(const aclmdlDataset* handle, std::vector<aclDataBuffer*>* o
 // the previous ones are destroyed.
 void reset_output_descs(const aclmdlDataset* handle, const char* api);
 
+// The dims of the description set at `index` (aclmdlSetDatasetTensorDesc); false when there is none.
+bool dataset_desc_dims(const aclmdlDataset* handle, size_t index, std::vector<int64_t>* dims);
+
+// After a dynamic-shape execution: every output buffer's description holds the output's real dims, dtype
+// and format (what aclmdlGetDatasetTensorDesc then returns), replacing the previous ones.
+struct OutputDesc {
+  std::vector<int64_t> dims;
+  aclDataType dtype;
+  aclFormat format;
+};
+void set_output_descs(const aclmdlDataset* handle, const std::vector<OutputDesc>& outputs, const char* api);
+
 }  // namespace ascendsim::model

@@ -275,6 +275,7 @@ void sink_tasks(const PlanDef& p, const std::vector<bool>& skipped, const std::v
 }  // namespace
 
 LoadedModel::~LoadedModel() {
+  hybrid_.reset();  // its DeInit graph
   if (timing_) report_timing();
   for (auto& plan : plans_) {
     plan->extra.clear();
@@ -292,6 +293,22 @@ aclError LoadedModel::load(std::shared_ptr<ModelDef> def, Device* device, const 
   DeviceMemory& memory = device->memory();
   const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
   model->timing_ = timing_env != nullptr && timing_env[0] == '1';
+  if (def->dynamic_shape) {  // the v2 runtime (model/hybrid_model.h)
+    ExecutorKind executor;
+    std::string value;
+    if (!executor_from_env(&executor, &value))
+      return fail(ACL_ERROR_INVALID_PARAM, "%s: ASCENDSIM_V2_EXECUTOR='%s' is not one of sequential, topological, "
+                  "parallel", api, value.c_str());
+    if (aclError ret = HybridModel::load(*def, device, executor, user != nullptr ? user->weight : nullptr, api,
+                                         &model->hybrid_))
+      return ret;
+    def->weights = static_cast<const uint8_t*>(model->hybrid_->weights());  // as the v1 path: the device copy
+    model->timing_ = false;  // the v2 model reports its own steps
+    model->mutable_def_ = def;
+    model->def_ = std::move(def);
+    *out = std::move(model);
+    return ACL_SUCCESS;
+  }
 
   // Stage 1: model memory.
   auto t0 = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 #include "acl/acl_base.h"
 #include "executor/sequential_executor.h"
 #include "kernels/kernel.h"
+#include "model/hybrid_model.h"
 #include "model/model_def.h"
 
 namespace ascendsim {
@@ -64,6 +65,9 @@ class LoadedModel {
                        std::shared_ptr<LoadedModel>* out);
 
   const std::shared_ptr<const ModelDef>& def() const { return def_; }
+  // A dynamic-shape model runs on the v2 runtime (GE's ModelManager::IsNeedHybridLoad: the graph has unknown
+  // shapes): then it has no plans of its own and hybrid() executes it; null for the v1 (static, gear) path.
+  HybridModel* hybrid() const { return hybrid_.get(); }
   Device* device() const { return device_; }
   size_t plan_count() const { return plans_.size(); }
   const PlanRuntime& plan(size_t i) const { return *plans_[i]; }
@@ -95,6 +99,7 @@ class LoadedModel {
   void release(PlanRuntime& plan, PlanInstance* instance);
   void report_timing() const;
 
+  std::unique_ptr<HybridModel> hybrid_;
   std::shared_ptr<ModelDef> mutable_def_;
   std::shared_ptr<const ModelDef> def_;
   Device* device_ = nullptr;

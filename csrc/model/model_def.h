@@ -89,6 +89,7 @@ struct ModelDef {
   std::string name;
   std::string soc_version;
   bool single_op = false;               // MODEL_DEF flag SINGLE_OP: one "cann" node (docs/om-format.md §10)
+  bool dynamic_shape = false;           // MODEL_DEF flag DYNAMIC_SHAPE (1.4): the v2 runtime runs it (§11)
   uint32_t dynamic_type = 0;            // 0 fixed, 1 batch, 2 image (HW), 3 dims
   uint32_t gear_dim_count = 0;
   uint32_t precision_mode = 0;

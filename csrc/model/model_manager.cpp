@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -44,13 +45,39 @@ struct ExecRequest {
   bool input_descs = false;  // the input dataset holds tensor descriptions (see reset_output_descs)
   std::vector<ShortInput> short_inputs;  // read from a copy: their allocations end early (model/model_buffers.h)
   std::vector<uint8_t> staging;          // those copies, made when the execution runs
+  // A dynamic-shape model (v2): each input's real dims, each output buffer's size, the output dataset that
+  // receives the outputs' dims, and the stream whose allocator pool the execution uses.
+  std::vector<std::vector<int64_t>> input_dims;
+  std::vector<size_t> output_sizes;
+  const aclmdlDataset* output_dataset = nullptr;
+  std::vector<aclDataBuffer*> output_buffers;
+  uintptr_t stream = 0;
+  bool sync = false;  // aclmdlExecute(V2): a NULL output buffer of size 0 is allocated by the runtime
 };
+
+// A v2 execution, then the outputs' real dims into the output dataset's descriptions.
+aclError run_hybrid(ExecRequest& req, const char* api) {
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<size_t> allocated;
+  const aclError ret = req.model->hybrid()->execute(req.input_dims, req.inputs.data(), req.outputs.data(),
+                                                    req.output_sizes.data(), req.stream, &dims, &allocated, api);
+  if (ret != ACL_SUCCESS) return ret;
+  for (size_t o = 0; o < allocated.size(); ++o)  // the user frees it and resets the buffer (CANN's rule)
+    if (allocated[o] != 0) aclUpdateDataBuffer(req.output_buffers[o], req.outputs[o], allocated[o]);
+  const ModelDef& def = *req.model->def();
+  std::vector<OutputDesc> outputs;
+  for (size_t o = 0; o < dims.size(); ++o) outputs.push_back({dims[o], def.outputs[o].dtype, def.outputs[o].format});
+  set_output_descs(req.output_dataset, outputs, api);
+  return ACL_SUCCESS;
+}
 
 // Runs the checked request (on the caller's thread or as the stream's task).
 aclError run(ExecRequest& req, const char* api) {
+  if (req.model->hybrid() != nullptr) return run_hybrid(req, api);
   if (!req.short_inputs.empty()) stage_short_inputs(req.short_inputs, &req.staging, req.inputs.data());
   return req.model->execute(req.plan, req.inputs.data(), req.outputs.data(), req.options, api);
 }
+
 
 constexpr size_t kNoIndex = SIZE_MAX;
 
@@ -65,6 +92,84 @@ aclError buffer_of(const aclmdlDataset* dataset, size_t i, void** addr, size_t* 
   std::vector<aclDataBuffer*> buffers;
   if (!dataset_buffers(dataset, &buffers) || i >= buffers.size()) return ACL_ERROR_INVALID_PARAM;
   return buffer_of(buffers[i], addr, size);
+}
+
+std::string dims_string(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// The real dims of dynamic-shape input `i`: its dataset description's (aclmdlSetDatasetTensorDesc), or the
+// model's when they are static; checked against the model's rank, static dims and ranges.
+aclError hybrid_input_dims(const ModelDef& def, const aclmdlDataset* input, size_t i, const char* api,
+                           std::vector<int64_t>* dims) {
+  const IoDesc& io = def.inputs[i];
+  const bool any_rank = io.dims.size() == 1 && io.dims[0] == -2;
+  if (!dataset_desc_dims(input, i, dims)) {
+    if (any_rank || std::any_of(io.dims.begin(), io.dims.end(), [](int64_t d) { return d < 0; }))
+      return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s') has dynamic dims %s: set its real dims "
+                  "with aclmdlSetDatasetTensorDesc before executing", api, def.name.c_str(), i, io.name.c_str(),
+                  dims_string(io.dims).c_str());
+    *dims = io.dims;
+  }
+  if (!any_rank && dims->size() != io.dims.size())
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s'): dims %s have rank %zu; the model's input "
+                "%s has rank %zu", api, def.name.c_str(), i, io.name.c_str(), dims_string(*dims).c_str(), dims->size(),
+                dims_string(io.dims).c_str(), io.dims.size());
+  if (dims->size() > 8)
+    return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s'): rank %zu is above 8", api,
+                def.name.c_str(), i, io.name.c_str(), dims->size());
+  for (size_t d = 0; d < dims->size(); ++d) {
+    const int64_t v = (*dims)[d];
+    int64_t low = 0, high = -1;
+    if (!any_rank && io.dims[d] >= 0) low = high = io.dims[d];
+    if (!any_rank && d < io.shape_range.size() && io.dims[d] < 0)
+      std::tie(low, high) = io.shape_range[d];
+    if (v < low || (high >= 0 && v > high) || v < 0) {
+      const std::string allowed = low == high ? std::to_string(low)
+                                  : "[" + std::to_string(low) + ", " + (high < 0 ? std::string("unbounded") : std::to_string(high)) + "]";
+      return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s'): dim %zu is %lld, outside the model's "
+                  "range %s (dims %s)", api, def.name.c_str(), i, io.name.c_str(), d, static_cast<long long>(v),
+                  allowed.c_str(), dims_string(*dims).c_str());
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+// The checks of a dynamic-shape execution: real input dims and buffers large enough for them; outputs are
+// checked against their real size when the execution has inferred it.
+aclError prepare_hybrid(const ModelDef& def, const aclmdlDataset* input, const aclmdlDataset* output,
+                        const std::vector<size_t>& in_sizes, const std::vector<aclDataBuffer*>& out_buffers,
+                        Device* device, const char* api, ExecRequest* req) {
+  req->input_dims.resize(def.inputs.size());
+  for (size_t i = 0; i < def.inputs.size(); ++i) {
+    if (aclError ret = hybrid_input_dims(def, input, i, api, &req->input_dims[i])) return ret;
+    uint64_t needed = aclDataTypeSize(def.inputs[i].dtype);
+    for (int64_t d : req->input_dims[i])
+      if (__builtin_mul_overflow(needed, static_cast<uint64_t>(d), &needed))
+        return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model '%s' input %zu ('%s'): dims %s hold more bytes than a tensor "
+                    "can", api, def.name.c_str(), i, def.inputs[i].name.c_str(), dims_string(req->input_dims[i]).c_str());
+    if (aclError ret = check_buffer(device, "input", i, req->inputs[i], in_sizes[i], needed, api)) return ret;
+  }
+  req->output_sizes.resize(out_buffers.size());
+  for (size_t o = 0; o < out_buffers.size(); ++o) {
+    void* addr = nullptr;
+    if (buffer_of(out_buffers[o], &addr, &req->output_sizes[o]) != ACL_SUCCESS)
+      return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: output %zu: the dataset holds no valid data buffer", api, o);
+    req->outputs[o] = addr;
+    if (addr == nullptr && req->output_sizes[o] == 0) {  // CANN: the runtime allocates it (synchronous only)
+      if (req->sync) continue;
+      return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: output %zu ('%s'): a NULL buffer of size 0 (the runtime allocates "
+                  "the output) is supported by aclmdlExecute and aclmdlExecuteV2 only", api, o,
+                  def.outputs[o].name.c_str());
+    }
+    if (aclError ret = check_buffer(device, "output", o, addr, req->output_sizes[o], 0, api)) return ret;
+  }
+  req->output_buffers = out_buffers;
+  req->output_dataset = output;
+  req->stream = 0;  // an asynchronous execution sets its stream after this
+  return ACL_SUCCESS;
 }
 
 // What an exec config asks of one execution; its work memory is checked against the plan that runs.
@@ -116,6 +221,8 @@ aclError prepare(uint32_t model_id, const aclmdlDataset* input, const aclmdlData
       return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: input %zu: the dataset holds no valid data buffer", api, i);
     req->inputs[i] = addr;
   }
+  if (model.hybrid() != nullptr)
+    return prepare_hybrid(def, input, output, in_sizes, out_buffers, model.device(), api, req);
   if (def.dynamic_input_index != kNone) {
     const size_t g = def.dynamic_input_index;
     if (aclError ret = check_buffer(model.device(), "input", g, req->inputs[g], in_sizes[g], def.inputs[g].size, api))
@@ -197,13 +304,15 @@ aclError load_model(const uint8_t* data, size_t size, uint32_t* model_id, const 
 aclError execute_sync(uint32_t model_id, const aclmdlDataset* input, aclmdlDataset* output,
                       const ExecConfig* config, const char* api) {
   thread_local ExecRequest req;  // reused: its vectors keep their capacity
+  req.sync = true;
   aclError ret = prepare(model_id, input, output, api, &req);
-  if (ret == ACL_SUCCESS) ret = apply_exec_config(config, api, &req);
+  if (ret == ACL_SUCCESS && req.model->hybrid() == nullptr) ret = apply_exec_config(config, api, &req);
   if (ret == ACL_SUCCESS)
     if (const fault::Hit hit = fault::check(fault::Site::kModelExecute)) ret = report_execute_fault(hit, model_id, api);
   if (ret == ACL_SUCCESS) ret = run(req, api);
+  const bool v1 = req.model && req.model->hybrid() == nullptr;
   req.model.reset();  // do not keep an unloaded model alive
-  if (ret == ACL_SUCCESS && req.input_descs) reset_output_descs(output, api);
+  if (ret == ACL_SUCCESS && req.input_descs && v1) reset_output_descs(output, api);
   return ret;
 }
 
@@ -212,11 +321,16 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(stream_handle, api, &stream)) return ret;
   auto req = std::make_shared<ExecRequest>();
+  req->sync = std::strcmp(api, "aclmdlExecuteV2") == 0;  // it waits for the stream before returning
   if (aclError ret = prepare(model_id, input, output, api, req.get())) return ret;
   if (stream->device_id() != req->model->device()->id())
     return fail(ACL_ERROR_GE_PARAM_INVALID, "%s: model %u was loaded on device %d, the stream belongs to device %d",
                 api, model_id, req->model->device()->id(), stream->device_id());
-  if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
+  const bool v1 = req->model->hybrid() == nullptr;
+  if (v1) {
+    if (aclError ret = apply_exec_config(config, api, req.get())) return ret;
+  }
+  req->stream = reinterpret_cast<uintptr_t>(stream.get());
   // One task: the whole model (sink mode). An injected failure is the task's, reported by the synchronize.
   const fault::Hit injected = fault::check(fault::Site::kModelExecute);
   const aclError ret = stream->enqueue(
@@ -225,7 +339,7 @@ aclError execute_async(uint32_t model_id, const aclmdlDataset* input, aclmdlData
         return run(*req, api);
       },
       nullptr, prof::TaskLabel{"ModelExecute", {"model", model_id}, {}});
-  if (ret == ACL_SUCCESS && req->input_descs) reset_output_descs(output, api);  // at the call, as CANN
+  if (ret == ACL_SUCCESS && req->input_descs && v1) reset_output_descs(output, api);  // at the call, as CANN
   return ret;
 }
 

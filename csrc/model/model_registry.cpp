@@ -46,6 +46,10 @@ std::shared_ptr<const ModelDef> find_model_def(uint32_t model_id) {
 bool current_output_dims(uint32_t model_id, size_t index, std::vector<int64_t>* dims) {
   auto model = find_loaded_model(model_id);
   if (!model) return false;
+  if (model->hybrid() != nullptr) {  // the latest execution's dims; before one, the model's (-1 dims)
+    model->hybrid()->last_output_dims(index, dims);
+    return true;
+  }
   const PlanRuntime& plan = model->plan(model->last_plan());
   if (index >= plan.output_dims.size()) return false;
   *dims = plan.output_dims[index];

@@ -177,8 +177,8 @@ constexpr uint32_t kPartitionTypes[4] = {0, 1, 2, 8};
 constexpr const char* kPartitionNames[4] = {"MODEL_DEF", "WEIGHTS_DATA", "TASK_INFO", "MODEL_INOUT_INFO"};
 constexpr uint64_t kModelDefHeader = 96, kPlanSize = 64, kTensorSize = 104, kNodeSize = 48, kAttrSize = 24;
 constexpr uint32_t kMaxPlans = 100, kMaxRank = 8, kMaxAttrDepth = 8;
-constexpr uint32_t kNodeFlags = 7;
-constexpr uint32_t kFlagDynamicGears = 1, kFlagSingleOp = 2;  // MODEL_DEF flags
+constexpr uint32_t kNodeFlags = 15;  // ROUND_OUTPUTS_FP16, ROUND_INPUTS_FP16, VIEW, SHAPE_DEPENDENT (1.4)
+constexpr uint32_t kFlagDynamicGears = 1, kFlagSingleOp = 2, kFlagDynamicShape = 4;  // MODEL_DEF flags
 constexpr uint32_t kIntLists = 8, kAuxBool = 1, kAuxDataType = 2;  // §4.5 / §10.4
 
 class Parser {
@@ -283,9 +283,14 @@ class Parser {
                                            : gear_dims == dynamic_type;  // FIXED 0, BATCH 1, IMAGE 2
     CHECK_MODEL(dims_ok, "gear_dim_count %u does not fit dynamic_type %u", gear_dims, dynamic_type);
     const bool fixed = dynamic_type == 0;
-    CHECK_MODEL((flags & ~(kFlagDynamicGears | kFlagSingleOp)) == 0 && ((flags & kFlagDynamicGears) != 0) != fixed,
+    CHECK_MODEL((flags & ~(kFlagDynamicGears | kFlagSingleOp | kFlagDynamicShape)) == 0 &&
+                    ((flags & kFlagDynamicGears) != 0) != fixed,
                 "flags 0x%x: unknown bits or dynamic flag not matching dynamic_type", flags);
     m_.single_op = (flags & kFlagSingleOp) != 0;
+    m_.dynamic_shape = (flags & kFlagDynamicShape) != 0;
+    CHECK_MODEL(!m_.dynamic_shape || (minor >= 4 && fixed && !m_.single_op),
+                "dynamic-shape flag in a format %u.%u model of dynamic_type %u (needs format 1.4, FIXED, not "
+                "single-operator)", major, minor, dynamic_type);
     CHECK_MODEL(!m_.single_op || (minor >= 2 && fixed),
                 "single-operator flag in a format %u.%u model of dynamic_type %u (needs format 1.2 and FIXED)",
                 major, minor, dynamic_type);
@@ -359,7 +364,8 @@ class Parser {
       CHECK_MODEL(p->tensors[t].kind != TensorKind::Output || produced[t] == 1,
                   "plan %u: OUTPUT tensor %u is written by %u nodes, not exactly one", plan_index, t, produced[t]);
     if (m_.single_op) single_op_plan(*p);
-    const std::string overlap = plan_overlap_problem(*p);
+    // (a dynamic-shape model has no arena: its feature maps are allocated per execution)
+    const std::string overlap = m_.dynamic_shape ? std::string() : plan_overlap_problem(*p);
     CHECK_MODEL(overlap.empty(), "plan %u: %s", plan_index, overlap.c_str());
     p->input_ids = u32_array(d, in_offset, input_count_, "input ids");
     p->output_ids = u32_array(d, out_offset, output_count_, "output ids");
@@ -408,8 +414,9 @@ class Parser {
     CHECK_MODEL(itemsize != 0, "tensor %u: unknown dtype %u", i, dtype);
     CHECK_MODEL(known_format(format), "tensor %u: unknown format %u", i, format);
     CHECK_MODEL(kind <= 3, "tensor %u: unknown kind %u (0..3)", i, kind);
-    // single-operator inputs/outputs may have -1 dims or be the unknown-rank shape {-2} (§10.3), with size 0
-    const bool dynamic_ok = m_.single_op && (kind == 2 || kind == 3);
+    // single-operator inputs/outputs may have -1 dims or be the unknown-rank shape {-2} (§10.3), with size 0;
+    // so may every non-weight tensor of a dynamic-shape model (§11), its feature maps having no offset
+    const bool dynamic_ok = (m_.single_op && (kind == 2 || kind == 3)) || (m_.dynamic_shape && kind != 1);
     bool dynamic = false, valid = true;
     t->dims.resize(rank);
     for (uint32_t k = 0; k < kMaxRank; ++k) {
@@ -430,7 +437,9 @@ class Parser {
                 "tensor %u: size %llu != product(dims) x itemsize", i, static_cast<unsigned long long>(t_size));
     t->kind = static_cast<TensorKind>(kind);
     if (t->kind == TensorKind::FeatureMap || t->kind == TensorKind::Weight) {
-      const uint64_t limit = t->kind == TensorKind::FeatureMap ? p.feature_map_size : m_.weight_size;
+      const uint64_t limit = t->kind == TensorKind::Weight ? m_.weight_size
+                             : m_.dynamic_shape                ? (t_offset == 0 ? t_size : 0)
+                                                               : p.feature_map_size;
       CHECK_MODEL(t_offset % 512 == 0 && inside(t_offset, t_size, 1, limit),
                   "tensor %u: [%llu, +%llu) not aligned or outside its region", i,
                   static_cast<unsigned long long>(t_offset), static_cast<unsigned long long>(t_size));

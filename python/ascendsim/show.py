@@ -1,8 +1,9 @@
 """`ascendsim show model.om`: what a compiled model holds, from the one .om reader (compiler/om_reader.py,
 also behind `atc --mode=1`).
 
-`describe` turns the parsed file into a plain dict (what `--json` prints): the inputs and outputs (name,
-dtype, format, dims, size), the gears, the AIPP records, the weights size and, per plan (one per gear), the
+`describe` turns the parsed file into a plain dict (what `--json` prints): the runtime that loads it (v1, the
+static/gear sink path, or v2, the dynamic-shape execute graph: the loader's choice, GE's IsNeedHybridLoad),
+the inputs and outputs (name, dtype, format, dims, size, shape ranges), the gears, the AIPP records, the weights size and, per plan (one per gear), the
 streams, the events (each record/wait pair in task order; ids are reused), the planned feature-map memory
 and the node list with each input and output tensor's kind, region offset and size. `format_description`
 prints it as text.
@@ -29,10 +30,12 @@ _GEAR_KEYS = ("dynamic_batch", "dynamic_hw", "dynamic_dims")
 
 def describe(om: OmFile) -> dict[str, Any]:
     model, inout = om.model, om.inout
-    io_keys = ("name", "dtype", "format", "dims", "size")
+    io_keys = ("name", "dtype", "format", "dims", "size", "shape_range")
     return {
         "file": om.path, "name": model["name"], "soc_version": model["soc_version"],
         "precision_mode": model["precision_mode"], "dynamic_type": model["dynamic_type"],
+        "runtime": "v2 (dynamic shape: execute graph, shapes inferred per execution)" if model["dynamic_shape"]
+        else "v1 (static: task sink)",
         "inputs": [{k: d[k] for k in io_keys} for d in inout["inputs"]],
         "outputs": [{k: d[k] for k in io_keys} for d in inout["outputs"]],
         "gears": {k: inout[k] for k in _GEAR_KEYS if k in inout},
@@ -53,6 +56,7 @@ def _plan(index: int, plan: dict[str, Any], tasks: list[dict[str, int]]) -> dict
                 "size": tensor["size"]}
 
     nodes = [{"index": i, "name": n["name"], "op_type": n["op_type"], "stream": n["stream"],
+              "shape_dependent": "SHAPE_DEPENDENT" in n["flags"],
               "inputs": [ref(t) for t in n["inputs"]], "outputs": [ref(t) for t in n["outputs"]]}
              for i, n in enumerate(plan["nodes"])]
     return {"index": index, "gear": plan["gear"], "stream_count": plan["stream_count"],
@@ -110,12 +114,16 @@ def _dims(dims: list[int]) -> str:
 
 
 def _io(desc: dict[str, Any]) -> str:
-    return f"  {desc['name']}: {desc['dtype']} {desc['format']} {_dims(desc['dims'])}, {desc['size']} bytes"
+    ranges = desc.get("shape_range") or []
+    shown = f" range {' '.join(f'{lo}~{hi}' for lo, hi in ranges)}" if any(lo != hi for lo, hi in ranges) else ""
+    return f"  {desc['name']}: {desc['dtype']} {desc['format']} {_dims(desc['dims'])}{shown}, {desc['size']} bytes"
 
 
 def format_description(d: dict[str, Any]) -> str:
     lines = [(f"model {d['name']} ({d['file']}): soc {d['soc_version']}, precision {d['precision_mode']}, "
-             f"{d['dynamic_type'].lower()} shapes, {len(d['plans'])} plan(s)"),
+             f"{'dynamic' if d['runtime'].startswith('v2') else d['dynamic_type'].lower()} shapes, "
+             f"{len(d['plans'])} plan(s)"),
+             f"runtime: {d['runtime']}",
              f"inputs ({len(d['inputs'])}):", *map(_io, d["inputs"]),
              f"outputs ({len(d['outputs'])}):", *map(_io, d["outputs"]),
              "gears: " + ("; ".join(f"{k} {v}" for k, v in d["gears"].items()) or "none (static)"),
@@ -133,12 +141,16 @@ def format_description(d: dict[str, Any]) -> str:
         lines += [f"    event {e['event']}: recorded on stream {e['record_stream']} after node "
                   f"{e['record_after_node']}, waited on stream {e['wait_stream']} before node {e['wait_before_node']}"
                   for e in plan["events"]]
-        lines.append(f"  feature map: arena {mem['arena_size']} bytes, lower bound {mem['lower_bound']}, "
-                     f"no reuse {mem['no_reuse']} (reuse saves {mem['saved_by_reuse']}); {mem['tensors']} tensors "
-                     f"in {mem['buffers']} buffers")
+        if d["runtime"].startswith("v2"):
+            lines.append(f"  feature map: allocated per execution ({mem['tensors']} tensors, shapes inferred at run time)")
+        else:
+            lines.append(f"  feature map: arena {mem['arena_size']} bytes, lower bound {mem['lower_bound']}, "
+                         f"no reuse {mem['no_reuse']} (reuse saves {mem['saved_by_reuse']}); {mem['tensors']} tensors "
+                         f"in {mem['buffers']} buffers")
         lines.append(f"  nodes ({len(plan['nodes'])}):")
         for node in plan["nodes"]:
-            lines.append(f"    {node['index']:>4} {node['name']} {node['op_type']} stream {node['stream']}")
+            mark = " (shape-dependent)" if node["shape_dependent"] else ""
+            lines.append(f"    {node['index']:>4} {node['name']} {node['op_type']} stream {node['stream']}{mark}")
             for role in ("inputs", "outputs"):
                 refs = ", ".join("-" if r["tensor"] < 0 else f"{r['name']} {r['kind'].lower()}@{r['offset']}+{r['size']}"
                                  for r in node[role])

@@ -177,7 +177,8 @@ def test_dynamic_batch_gears(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"input_shape": "input:1,3,x,32"}, "not an integer"), ({"input_shape": "input1,3"}, "name:dim"),
-    ({"input_shape": "other:1,3,32,32"}, "does not have|not model input"), ({"input_shape": "input:-1,3,32,32"}, "-1"),
+    ({"input_shape": "other:1,3,32,32"}, "does not have|not model input"),
+    ({"input_shape": "input:1~4,3,32,32", "dynamic_batch_size": "1,2"}, "ranges"),
     ({"input_shape": "input:-1,3,32,32", "dynamic_batch_size": "1"}, "2 to 100"),
     ({"input_shape": "input:-1,3,32,32", "dynamic_batch_size": "1,2", "dynamic_dims": "1;2"}, "together"),
     ({"input_shape": "input:1,3,32,32", "dynamic_batch_size": "1,2"}, "-1"),

@@ -285,7 +285,7 @@ def _attr_record(image: bytes, name: str) -> int:
 
 def test_single_operator_model_accepted(single_op: bytes) -> None:
     om = parse_om(single_op)
-    assert om.model["single_op"] and om.model["format_version"] == f"1.{F.FORMAT_MINOR}"
+    assert om.model["single_op"] and om.model["format_version"] == f"1.{F.STATIC_FORMAT_MINOR}"
     assert om.plans[0]["nodes"][0]["attrs"] == {"b": True, "i": -7, "dt": 1, "lb": [False, True],
                                                 "f": float(np.float32(0.1)), "lf": [], "ls": ["a", ""],
                                                 "lli": [[1, 2], [], [3]]}

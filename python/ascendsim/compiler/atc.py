@@ -59,7 +59,8 @@ atc --model=./resnet50.onnx --framework=5 --output=./resnet50 --soc_version=Asce
   --output            Output file path&name (.om is appended); with --singleop, the output directory
   --singleop          Single-operator JSON list (one .om per operator, named as ATC names them)
   --soc_version       The soc version, e.g. Ascend910B
-  --input_shape       "input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2" (-1 for dynamic dims)
+  --input_shape       "input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2" (-1 for dynamic dims; without a gear
+                      option -1, ranges "1~512" and -2 (unknown rank) make a dynamic-shape model)
   --input_format      NCHW (default for 4-D inputs), ND or NCDHW
   --out_nodes         "node_name1:0;node_name2:1"
   --precision_mode    force_fp16(default), force_fp32, cube_fp16in_fp32out, allow_fp32_to_fp16, must_keep_origin_dtype

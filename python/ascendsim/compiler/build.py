@@ -5,7 +5,9 @@ import (onnx_import, shapes from --input_shape, which also runs shape inference)
 --input_format -> static AIPP (--insert_op_conf, aipp.py: GE inserts it in the prepare stage) -> passes (PassManager, GE's stages) -> --input_fp16_nodes / --output_type -> precision marks ->
 output fix-up (an output that is a graph input, a constant or a repeated value gets an Identity so that every
 output has its own producer) -> stream assignment -> static memory plan -> weight layout over all plans ->
-OM writer. `progress(stage)` is called as each stage starts (atc's progress display).
+OM writer. A dynamic-shape model (-1, ranges or -2 in --input_shape without a gear option) has one plan on one
+stream with no static memory plan: the runtime's v2 path infers shapes and allocates per execution
+(dynamic_shape.py checks every node has a runtime shape function and lists the shape-dependent nodes). `progress(stage)` is called as each stage starts (atc's progress display).
 """
 
 from __future__ import annotations
@@ -21,7 +23,16 @@ import numpy as np
 
 from .aipp import AippInfo, apply_aipp
 from .aipp_config import AippConfig, load_aipp_config
-from .build_options import check_input_format, gear_shapes, parse_gears, parse_input_shape, parse_out_nodes
+from .build_options import (
+    InputRanges,
+    check_input_format,
+    gear_shapes,
+    is_dynamic_shape,
+    parse_gears,
+    parse_input_shape,
+    parse_out_nodes,
+)
+from .dynamic_shape import DynamicShapeInfo, check_dynamic, dynamic_memory_plan
 from .errors import CompileError
 from .ir import Graph, Value
 from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
@@ -46,6 +57,7 @@ class CompileResult:
     nodes_before: int = 0
     file_size: int = 0
     precision_mode: str = ""
+    dynamic: DynamicShapeInfo | None = None  # a dynamic-shape model (v2 runtime)
 
     @property
     def graph(self) -> Graph:
@@ -69,7 +81,10 @@ class CompileResult:
             lines.append(f"[Build] plan {i}{gear}: {len(plan.graph.nodes)} nodes, {s.stream_count} streams, "
                          f"{len(s.events)} events ({s.event_count} event ids; {s.cross_stream_edges} cross-stream "
                          f"edges, redundant removed: {s.removed})")
-            lines.append(f"[Build] plan {i}{gear}: {plan.memory.report()}")
+            if self.dynamic is None:  # a dynamic-shape model has no static memory plan
+                lines.append(f"[Build] plan {i}{gear}: {plan.memory.report()}")
+        if self.dynamic is not None:
+            lines.append(self.dynamic.report())
         lines.append(f"[Build] weights {self.weights.size} bytes in {len(self.weights.order)} constants; "
                      f"precision_mode {self.precision_mode}")
         lines.append("[Build] time: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.seconds.items())
@@ -80,7 +95,7 @@ class CompileResult:
 
     def brief(self) -> str:
         """The summary without the per-stage detail: pass totals, each plan's streams and memory, time."""
-        kept = ("[GraphOpt] total", "[Build] plan", "[Build] time", "[Build] wrote")
+        kept = ("[GraphOpt] total", "[Build] plan", "[Build] dynamic", "[Build] time", "[Build] wrote")
         return "\n".join(line for line in self.summary().splitlines() if line.startswith(kept))
 
 
@@ -97,9 +112,9 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
     wrong."""
     if not soc_version:
         raise CompileError("soc_version must be given (e.g. Ascend910B)")
-    shapes = parse_input_shape(input_shape) if isinstance(input_shape, (str, type(None))) \
-        else {k: list(v) for k, v in input_shape.items()}
+    shapes, ranges = _input_shapes(input_shape)
     kind, gears = parse_gears(dynamic_batch_size, dynamic_image_size, dynamic_dims, shapes)
+    dynamic_shape = _dynamic_shape_model(shapes, ranges, gears)
     fmt = check_input_format(input_format)
     precision = parse_precision_mode(precision_mode)
     fp16_inputs = input_fp16_nodes.split(";") if isinstance(input_fp16_nodes, str) else list(input_fp16_nodes or [])
@@ -125,12 +140,13 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             apply_output_type(graph, output_type or "")
             flags = apply_precision(graph, precision)
             _fix_outputs(graph)
-            _check_static(graph)
-        with clock("streams"):
-            streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream)
+            result.dynamic = check_dynamic(graph, shapes, ranges) if dynamic_shape else _check_static(graph)
+        with clock("streams"):  # the v2 runtime runs one Main graph: one stream
+            streams = assign_streams(graph, max_streams=max_streams, single_stream=single_stream or dynamic_shape)
         _dump_streams(dump_graph, graph, streams, gear)
         with clock("memory"):
-            memory = _check_arena(plan_memory(graph, streams, reuse=not disable_reuse_memory))
+            memory = dynamic_memory_plan(graph) if dynamic_shape else \
+                _check_arena(plan_memory(graph, streams, reuse=not disable_reuse_memory))
         result.plans.append(OmPlan(graph, streams, memory, flags, gear))
     with clock("weights"):
         result.weights = _shared_weights(result.plans)
@@ -138,7 +154,8 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
         path = _om_path(output)
         name = Path(model).stem if isinstance(model, (str, os.PathLike)) else result.graph.name
         om = OmModel(name or "model", soc_version, result.plans, result.weights, precision, kind,
-                     [n for n, d in shapes.items() if -1 in d], aipp)
+                     [n for n, d in shapes.items() if -1 in d] if gears else [], aipp,
+                     dynamic_shape=dynamic_shape, shape_ranges=result.dynamic.ranges if result.dynamic else {})
         with clock("om"):
             try:
                 result.file_size = write_om(path, om)
@@ -146,6 +163,21 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
                 raise CompileError(f"cannot write {path}: {error}") from error
         result.output = path
     return result
+
+
+def _input_shapes(given: str | Mapping[str, Sequence[int]] | None) -> tuple[dict[str, list[int]], InputRanges]:
+    ranges: InputRanges = {}
+    if isinstance(given, (str, type(None))):
+        return parse_input_shape(given, ranges), ranges
+    return {k: list(v) for k, v in given.items()}, ranges
+
+
+def _dynamic_shape_model(shapes: dict[str, list[int]], ranges: InputRanges, gears: list[tuple[int, ...]]) -> bool:
+    """-1, ranges or -2 without a gear option make a dynamic-shape model; ranges and gears do not mix."""
+    if gears and any(low != high and (low, high) != (1, -1) for bounds in ranges.values() for low, high in bounds):
+        raise CompileError("--input_shape ranges (lo~hi) cannot be used with --dynamic_batch_size, "
+                           "--dynamic_image_size or --dynamic_dims; use -1 at the gear dims")
+    return not gears and is_dynamic_shape(shapes)
 
 
 def _om_path(output: str | os.PathLike[str]) -> Path:
@@ -261,6 +293,7 @@ def _fix_outputs(graph: Graph) -> None:
 
 
 def _check_static(graph: Graph) -> None:
+    """Refuses what the static runtime cannot run (value-dependent or non-static shapes, oversized tensors)."""
     for node in graph.nodes:  # NonZero, Unique: no kernel, folded at compile time or nothing
         spec = lookup(node.op_type, node.domain)
         if spec is not None and spec.value_shaped:

@@ -5,6 +5,10 @@ Gears (ATC's rules): exactly one of the three dynamic options; --input_shape mus
 -1; dynamic_batch_size "1,2,4" gives one value per gear that replaces every -1; dynamic_image_size
 "224,224;448,448" gives (h, w) per gear replacing the two -1s; dynamic_dims "1,224;2,448" gives one value per
 -1 over all inputs in --input_shape order. ATC allows 2..100 gears.
+
+Dynamic shape (no gear option): a dim of -1 varies at run time without bound, a range "1~512" between its
+bounds ("1~-1": no upper bound), and the shape "-2" is an input of unknown rank. parse_input_shape writes a
+range dim as -1 and records its bounds in `ranges` (per input, one (min, max) per dim; max -1 = unbounded).
 """
 
 from __future__ import annotations
@@ -16,31 +20,58 @@ MAX_GEARS = 100
 INPUT_FORMATS = ("NCHW", "ND", "NCDHW", "NHWC")
 
 
-def parse_input_shape(text: str | None) -> dict[str, list[int]]:
-    """'name1:1,3,224,224;name2:-1,10' -> {'name1': [1, 3, 224, 224], ...} (the name may contain ':')."""
+UNKNOWN_RANK = -2
+InputRanges = dict[str, list[tuple[int, int]]]
+
+
+def parse_input_shape(text: str | None, ranges: InputRanges | None = None) -> dict[str, list[int]]:
+    """'name1:1,3,224,224;name2:-1,10' -> {'name1': [1, 3, 224, 224], ...} (the name may contain ':').
+    With `ranges`, every input that has a -1 or a range gets its per-dim (min, max) there."""
     result: dict[str, list[int]] = {}
     for item in filter(None, (text or "").strip().strip('"').split(";")):
         name, sep, dims = item.rpartition(":")
         if not sep or not name:
             raise CompileError(f"--input_shape: {item!r} is not name:dim1,dim2,... "
                                '(e.g. "input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2")')
-        values = []
+        values: list[int] = []
+        bounds: list[tuple[int, int]] = []
         for raw in filter(None, dims.split(",")) if dims.strip() else []:
-            dim = raw.strip()
-            if "~" in dim:
-                raise CompileError(f"--input_shape: shape ranges ({dim!r} in {item!r}) are not supported; "
-                                   "use -1 with --dynamic_batch_size/--dynamic_image_size/--dynamic_dims")
-            try:
-                value = int(dim)
-            except ValueError:
-                raise CompileError(f"--input_shape: dim {dim!r} of {name!r} is not an integer") from None
-            if value < -1 or value == 0:
-                raise CompileError(f"--input_shape: dim {value} of {name!r} must be positive or -1")
+            value, bound = _parse_dim(raw.strip(), name, item)
             values.append(value)
+            bounds.append(bound)
+        if UNKNOWN_RANK in values and values != [UNKNOWN_RANK]:
+            raise CompileError(f"--input_shape: {item!r}: -2 (unknown rank) must be the input's only dim")
+        if ranges is not None and any(v < 0 for v in values) and values != [UNKNOWN_RANK]:
+            ranges[name] = bounds
         if name in result:
             raise CompileError(f"--input_shape: input {name!r} is given twice")
         result[name] = values
     return result
+
+
+def _parse_dim(dim: str, name: str, item: str) -> tuple[int, tuple[int, int]]:
+    """One --input_shape dim: (value, (min, max)); a range "lo~hi" is the value -1."""
+    def number(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise CompileError(f"--input_shape: dim {dim!r} of {name!r} is not an integer or a range lo~hi") from None
+    if "~" in dim:
+        low_text, _, high_text = dim.partition("~")
+        low, high = number(low_text), number(high_text)
+        if low < 1 or (high != -1 and high < low):
+            raise CompileError(f"--input_shape: range {dim!r} of {name!r} (in {item!r}) must be lo~hi with "
+                               "1 <= lo <= hi, or lo~-1 for no upper bound")
+        return -1, (low, high)
+    value = number(dim)
+    if value < UNKNOWN_RANK or value == 0:
+        raise CompileError(f"--input_shape: dim {value} of {name!r} must be positive, -1 (dynamic) or -2 "
+                           "(unknown rank)")
+    return value, ((1, -1) if value < 0 else (value, value))
+
+
+def is_dynamic_shape(shapes: dict[str, list[int]]) -> bool:
+    return any(d < 0 for dims in shapes.values() for d in dims)
 
 
 def parse_out_nodes(text: str | None) -> list[tuple[str, int]]:
@@ -58,15 +89,14 @@ def parse_gears(batch: str | None, image: str | None, dims: str | None,
                 shapes: dict[str, list[int]]) -> tuple[DynamicType, list[tuple[int, ...]]]:
     given = [(k, v) for k, v in (("--dynamic_batch_size", batch), ("--dynamic_image_size", image),
                                  ("--dynamic_dims", dims)) if v]
-    if not given:
-        if any(-1 in d for d in shapes.values()):
-            raise CompileError("--input_shape has -1 dims but none of --dynamic_batch_size, --dynamic_image_size, "
-                               "--dynamic_dims is set")
+    if not given:  # -1 / ranges / -2 without gears: a dynamic-shape model (build.py)
         return DynamicType.FIXED, []
     if len(given) > 1:
         raise CompileError(f"{' and '.join(k for k, _ in given)} cannot be set together: "
                            "dynamic_batch_size, dynamic_image_size and dynamic_dims can only be set one")
     option, text = given[0]
+    if any(d == [UNKNOWN_RANK] for d in shapes.values()):
+        raise CompileError(f"{option} cannot be used with an unknown-rank input (-2) in --input_shape")
     unknown = sum(d.count(-1) for d in shapes.values())
     if unknown == 0:
         raise CompileError(f"{option} needs --input_shape with -1 at the dynamic dims")

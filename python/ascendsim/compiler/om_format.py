@@ -45,8 +45,9 @@ PARTITION_ORDER = (Partition.MODEL_DEF, Partition.WEIGHTS_DATA, Partition.TASK_I
 # ---- MODEL_DEF ("ASMD") -----------------------------------------------------------------------------------
 MODEL_DEF_MAGIC = b"ASMD"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 3  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models; 1.3: the
-# MODEL_AIPP_IMAGE_DIMS TLV (docs/om-format.md §8)
+FORMAT_MINOR = 4  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models; 1.3: the
+# MODEL_AIPP_IMAGE_DIMS TLV (docs/om-format.md §8); 1.4: dynamic-shape models (FLAG_DYNAMIC_SHAPE)
+STATIC_FORMAT_MINOR = 3  # what every other file records: the writer writes the lowest minor a file needs
 MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIII16x")
 PLAN = struct.Struct("<QIIIIIIIII20x")
 TENSOR = struct.Struct("<IIIIIIQQ8q")
@@ -57,6 +58,7 @@ MAX_RANK = 8
 MAX_BYTES = (1 << 63) - 1  # of a tensor, a region or an offset: the runtime reads sizes as signed 64-bit
 FLAG_DYNAMIC_GEARS = 1
 FLAG_SINGLE_OP = 2  # a single-operator model (atc --singleop, docs/om-format.md §10)
+FLAG_DYNAMIC_SHAPE = 4  # (1.4) a dynamic-shape model: run by the v2 runtime, shapes inferred per execution
 CANN_DOMAIN = "cann"  # the node domain of a single-operator model: a CANN operator with CANN attributes
 MAX_PLANS = 100  # ATC allows at most 100 gears
 
@@ -92,6 +94,7 @@ class NodeFlag(enum.IntFlag):
     ROUND_OUTPUTS_FP16 = 1  # round every float32 output to float16 precision (RNE) after computing
     ROUND_INPUTS_FP16 = 2  # round every float32 input to float16 precision before computing (cube ops)
     VIEW = 4  # output aliases input 0 (same offset): no data movement needed
+    SHAPE_DEPENDENT = 8  # (1.4, dynamic-shape models) an output's shape depends on the input shapes
 
 
 class DynamicType(enum.IntEnum):  # GE's DynamicInputType

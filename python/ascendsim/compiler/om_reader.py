@@ -161,9 +161,13 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(gear_dims == expected_dims[kind] if kind in expected_dims else 1 <= gear_dims <= F.MAX_RANK * input_count,
            f"gear_dim_count {gear_dims} does not fit dynamic_type {kind.name}")
     fixed = kind == F.DynamicType.FIXED
-    _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP) == 0 and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
+    _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP | F.FLAG_DYNAMIC_SHAPE) == 0
+           and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
            f"flags 0x{flags:x}: unknown bits or dynamic flag not matching dynamic_type")
     single_op = bool(flags & F.FLAG_SINGLE_OP)
+    dynamic_shape = bool(flags & F.FLAG_DYNAMIC_SHAPE)
+    _check(not dynamic_shape or (minor >= 4 and fixed and not single_op),
+           f"dynamic-shape flag in a format {major}.{minor} {kind.name} model (needs format 1.4, FIXED, not single-op)")
     _check(not single_op or (minor >= 2 and fixed), f"single-operator flag in a format {major}.{minor} "
                                                     f"{kind.name} model (needs format 1.2 and FIXED)")
     _check(plan_count == 1 if fixed else plan_count >= 2, f"plan_count {plan_count} for dynamic_type {kind.name}")
@@ -173,7 +177,8 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
              "name": _string(strings, name), "soc_version": _string(strings, soc), "weight_size": weight_size,
              "input_count": input_count, "output_count": output_count, "dynamic_type": kind.name,
              "gear_dim_count": gear_dims, "precision_mode": F.Precision(precision).name.lower(),
-             "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index, "single_op": single_op}
+             "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index, "single_op": single_op,
+             "dynamic_shape": dynamic_shape}
     plans = [_plan(data, plan_offset + i * F.PLAN.size, strings, blob, model) for i in range(plan_count)]
     return model, plans
 
@@ -251,7 +256,8 @@ def _plan(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str
             "tensors": tensors, "nodes": nodes}
 
 
-_NODE_FLAGS = int(F.NodeFlag.ROUND_OUTPUTS_FP16 | F.NodeFlag.ROUND_INPUTS_FP16 | F.NodeFlag.VIEW)
+_NODE_FLAGS = int(F.NodeFlag.ROUND_OUTPUTS_FP16 | F.NodeFlag.ROUND_INPUTS_FP16 | F.NodeFlag.VIEW
+                  | F.NodeFlag.SHAPE_DEPENDENT)
 
 
 def _single_op_plan(tensors: list[dict[str, Any]], nodes: list[dict[str, Any]]) -> None:
@@ -269,8 +275,10 @@ def _tensor(data: bytes, offset: int, i: int, strings: bytes, *, arena: int, mod
     _check(fmt in F.FORMAT_NAMES, f"tensor {i}: unknown format {fmt}")
     _check(kind in F.TensorKind._value2member_map_, f"tensor {i}: unknown kind {kind} (0..3)")
     shape = dims[:rank]
-    # single-operator inputs/outputs may have -1 dims or be the unknown-rank shape [-2] (docs/om-format.md §10.3)
-    dynamic_ok = model["single_op"] and kind in (F.TensorKind.INPUT, F.TensorKind.OUTPUT)
+    # single-operator inputs/outputs may have -1 dims or be the unknown-rank shape [-2] (docs/om-format.md §10.3);
+    # every tensor but a weight of a dynamic-shape model may have -1 dims (§11)
+    dynamic_ok = (model["single_op"] and kind in (F.TensorKind.INPUT, F.TensorKind.OUTPUT)) or \
+        (model["dynamic_shape"] and kind != F.TensorKind.WEIGHT)
     shape_ok = all(d >= 0 for d in shape) or (dynamic_ok and (all(d >= -1 for d in shape) or shape == [-2]))
     _check(shape_ok and not any(dims[rank:]), f"tensor {i}: dims {dims} negative or unused non-zero")
     expected = 0 if any(d < 0 for d in shape) else math.prod(shape) * DType(dtype).itemsize
@@ -278,6 +286,9 @@ def _tensor(data: bytes, offset: int, i: int, strings: bytes, *, arena: int, mod
     kind_name = F.TensorKind(kind).name
     if kind in (F.TensorKind.FEATURE_MAP, F.TensorKind.WEIGHT):
         limit = arena if kind == F.TensorKind.FEATURE_MAP else model["weight_size"]
+        if kind == F.TensorKind.FEATURE_MAP and model["dynamic_shape"]:  # allocated per execution
+            _check(t_offset == 0, f"tensor {i} (FEATURE_MAP) of a dynamic-shape model has offset {t_offset}")
+            limit = t_size
         _check(t_offset % 512 == 0 and t_offset + t_size <= limit,
                f"tensor {i} ({kind_name}): [{t_offset}, +{t_size}) not aligned or outside its region")
         _check(io_index == F.NO_TENSOR, f"tensor {i} ({kind_name}): io_index {io_index} must be NONE")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import struct
 import tempfile
@@ -53,6 +54,14 @@ class OmModel:
     # shape ranges (per dim, by value name) go to MODEL_INOUT_INFO.
     single_op: bool = False
     shape_ranges: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # A dynamic-shape model (format 1.4, docs/om-format.md §11): symbolic dims are written as -1, feature maps
+    # have no offset (the runtime allocates them per execution); an input named in shape_ranges with an empty
+    # list has unknown rank (-2).
+    dynamic_shape: bool = False
+
+    @property
+    def minor(self) -> int:
+        return F.FORMAT_MINOR if self.dynamic_shape else F.STATIC_FORMAT_MINOR
 
 
 def write_om(path: str | os.PathLike[str], model: OmModel) -> int:
@@ -120,7 +129,7 @@ def _header(model: OmModel, payload_length: int, checksum: bytes) -> bytes:
         F.MODEL_FILE_MAGIC, F.MODEL_FILE_HEAD_LEN, F.MODEL_VERSION, checksum.ljust(64, b"\0"),
         payload_length if payload_length < 1 << 32 else 0, 0, 0, F.MODEL_TYPE_STANDARD, 0,
         _fixed(model.name, 32), 0, _fixed("ascendsim", 32), 0, 1, _fixed(model.soc_version, 20), 0, b"",
-        payload_length, 0, 0, b"")
+        payload_length, 0, int(model.dynamic_shape), b"")
 
 
 def _fixed(text: str, size: int) -> bytes:
@@ -156,9 +165,10 @@ def _model_def(model: OmModel) -> bytes:
     inputs, outputs = _io_names(model)
     dynamic_index = inputs.index(F.DYNAMIC_INPUT_NAME) if F.DYNAMIC_INPUT_NAME in inputs else F.NO_TENSOR
     header = F.MODEL_DEF_HEADER.pack(
-        F.MODEL_DEF_MAGIC, F.FORMAT_MAJOR, F.FORMAT_MINOR, F.MODEL_DEF_HEADER.size,
+        F.MODEL_DEF_MAGIC, F.FORMAT_MAJOR, model.minor, F.MODEL_DEF_HEADER.size,
         (F.FLAG_DYNAMIC_GEARS if model.dynamic_type != F.DynamicType.FIXED else 0)
-        | (F.FLAG_SINGLE_OP if model.single_op else 0), len(model.plans),
+        | (F.FLAG_SINGLE_OP if model.single_op else 0) | (F.FLAG_DYNAMIC_SHAPE if model.dynamic_shape else 0),
+        len(model.plans),
         F.MODEL_DEF_HEADER.size, string_offset, len(strings.data()), attr_offset, len(blob.data),
         model.weights.size, name_id, soc_id, len(inputs), len(outputs),
         int(model.dynamic_type), len(model.plans[0].gear), int(model.precision), dynamic_index)
@@ -200,6 +210,8 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
         flags = plan.node_flags.get(node.name, 0)
         if node.outputs and node.outputs[0].name in plan.memory.aliases:
             flags |= F.NodeFlag.VIEW
+        if model.dynamic_shape and not all(v.is_static for v in node.outputs):
+            flags |= F.NodeFlag.SHAPE_DEPENDENT
         nodes.append(F.NODE.pack(strings.add(node.name), strings.add(node.op_type), strings.add(node.domain),
                                  node.stream, len(node.inputs), len(node.outputs), io_offset, attr_offset,
                                  attr_count, int(flags), 0, 0))
@@ -215,12 +227,17 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
                        plan.streams.stream_count, plan.streams.event_count, in_offset, out_offset, gear_offset)
 
 
-def _tensor(value: Value, graph: Graph, memory: MemoryPlan, model: OmModel, strings: StringTable) -> bytes:
-    if not value.is_static or value.dtype is None:
+def _dims(value: Value, model: OmModel) -> list[int]:
+    """The shape as written: a symbolic dim of a dynamic-shape model is -1."""
+    if value.dtype is None or value.shape is None or not (value.is_static or model.dynamic_shape):
         raise ValueError(f"tensor {value.name!r} has no static shape and dtype ({value.shape}, {value.dtype})")
-    shape = [int(d) for d in value.shape]  # type: ignore[union-attr, arg-type]
+    return [-1 if isinstance(d, str) else int(d) for d in value.shape]
+
+
+def _tensor(value: Value, graph: Graph, memory: MemoryPlan, model: OmModel, strings: StringTable) -> bytes:
+    shape = _dims(value, model)
     dynamic = any(d < 0 for d in shape)
-    if dynamic and not (model.single_op and (value in graph.inputs or value in graph.outputs)):
+    if dynamic and not model.dynamic_shape and not (model.single_op and (value in graph.inputs or value in graph.outputs)):
         raise ValueError(f"tensor {value.name!r} has dims {shape}; only single-operator inputs/outputs are dynamic")
     if len(shape) > F.MAX_RANK:
         raise ValueError(f"tensor {value.name!r} has rank {len(shape)}; a .om tensor has at most {F.MAX_RANK}")
@@ -232,7 +249,7 @@ def _tensor(value: Value, graph: Graph, memory: MemoryPlan, model: OmModel, stri
     elif value.is_constant:
         kind, offset = F.TensorKind.WEIGHT, model.weights.offsets[value.name]
     else:
-        kind, offset = F.TensorKind.FEATURE_MAP, memory.offsets[value.name]
+        kind, offset = F.TensorKind.FEATURE_MAP, memory.offsets[value.name] if not model.dynamic_shape else 0
     dims = shape + [0] * (F.MAX_RANK - len(shape))
     return F.TENSOR.pack(strings.add(value.name), int(value.dtype), F.format_id(value.format), kind, len(shape),
                          io_index, offset, 0 if dynamic else value.nbytes, *dims)
@@ -258,7 +275,7 @@ def _task_info(model: OmModel) -> bytes:
             tasks.append(F.TASK.pack(F.TaskType.KERNEL, node.stream, i, i))
             tasks += records.get(i, [])
         directory.append(F.TASK_DIR.pack(len(tasks), section.add(b"".join(tasks))))
-    head = F.TASK_HEADER.pack(F.TASK_INFO_MAGIC, F.FORMAT_MAJOR, F.FORMAT_MINOR, F.TASK_HEADER.size,
+    head = F.TASK_HEADER.pack(F.TASK_INFO_MAGIC, F.FORMAT_MAJOR, model.minor, F.TASK_HEADER.size,
                               len(model.plans)) + b"".join(directory)
     section.data[: len(head)] = head
     return bytes(section.data)
@@ -321,13 +338,18 @@ def _io_desc(per_plan: list[Value], model: OmModel, image_dims: list[tuple[int, 
     dims are its JSON shape (-1, [-2]: size 0) and its ranges those of the JSON (docs/om-format.md §10.5).
     A static-AIPP input's dims (and ranges) are those of the image (`image_dims` per plan, GE's
     [N, H, W, C] of aclmdlGetInputDims); dimsV2 and the size stay the raw tensor's (aclmdlGetInputDimsV2)."""
-    if model.single_op:
+    if model.single_op or model.dynamic_shape:
         value = per_plan[0]
-        assert value.dtype is not None and value.shape is not None
-        dims = [int(d) for d in value.shape]
+        assert value.dtype is not None
+        dims = _dims(value, model)
+        ranges = model.shape_ranges.get(value.name, [])
+        if model.dynamic_shape and value.name in model.shape_ranges and not ranges:
+            dims = [-2]  # unknown rank
         size = 0 if any(d < 0 for d in dims) else value.nbytes
+        if model.dynamic_shape and ranges and all(high > 0 for _, high in ranges):  # bounded: the largest shape
+            size = math.prod(high for _, high in ranges) * value.dtype.itemsize
         return _desc(value.name, size, F.format_id(value.format), value.dtype, dims=dims, dims_v2=dims,
-                     ranges=model.shape_ranges.get(value.name, []))
+                     ranges=ranges)
     raw = [[int(d) for d in v.shape] for v in per_plan]  # type: ignore[union-attr, arg-type]
     shapes = [list(d) for d in image_dims] if image_dims else raw
     largest = max(range(len(per_plan)), key=lambda i: per_plan[i].nbytes)

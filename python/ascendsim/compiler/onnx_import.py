@@ -316,10 +316,16 @@ def _dims(name: str, tt: onnx.TypeProto.Tensor) -> tuple[Dim, ...]:
 
 
 def _override_shape(name: str, declared: tuple[Dim, ...] | None, given: Sequence[int] | None) -> tuple[Dim, ...] | None:
-    """The model's shape with ATC's --input_shape applied (-1 keeps/creates a dynamic dim)."""
+    """The model's shape with ATC's --input_shape applied (-1 keeps/creates a dynamic dim; [-2], unknown rank,
+    makes every symbolic dim of the model's declared rank dynamic: the graph is inferred at that rank)."""
     if given is None:
         return declared
     given = [int(d) for d in given]
+    if given == [-2]:
+        if declared is None:
+            raise CompileError(f"input {name!r} is given unknown rank (-2), but the model declares no shape for it: "
+                               "its rank is needed to compile the graph")
+        given = [d if isinstance(d, int) else -1 for d in declared]
     if declared is not None and len(given) != len(declared):
         raise CompileError(f"input shape {given} for input {name!r} has rank {len(given)}, but the model's input "
                            f"has rank {len(declared)} (shape {list(declared)})")

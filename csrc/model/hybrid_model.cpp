@@ -1,0 +1,646 @@
+// The v2 runtime of a dynamic-shape model, after GE's HybridDavinciModel and its v2 executor.
+//
+// Lowering (at load): every compute node of the model's one plan becomes four steps of the execute graph,
+// each a {func, context} node as the v1 sink path's:
+//   InferShape  - the node's shape function (model/shape_fns.h) gives its output dims from the dims of its
+//                 inputs (and the values of its shape operands);
+//   AllocOutputs- each FEATURE_MAP output gets device memory of that size from the device's caching allocator
+//                 (keyed by the execution's stream); a model output is the user's buffer, checked to be large
+//                 enough;
+//   Launch      - the kernel for this node and these concrete shapes, built by the kernel factory on first
+//                 use and cached by shape, runs on the tensors' addresses;
+//   FreeInputs  - the FEATURE_MAP tensors whose last reader (in node order) is this node go back to the
+//                 allocator's cache.
+// Edges: InferShape -> AllocOutputs -> Launch of one node; the Launch of a producer -> the InferShape of
+// every consumer; the Launch of every reader of a freed tensor -> the FreeInputs that frees it. The steps in
+// node order are a topological order, so the same array is run by the sequential executor (the v1 C loop,
+// in order), the topological executor (ready queue by dependency counts) or the multi-threaded one.
+//
+// Lifecycle: the Init graph (the weights into device memory: allocated, or the user's weight memory of
+// aclmdlLoadFrom*WithMem; a dynamic-shape model needs no work memory) runs at load and is then
+// dropped; every execution binds the inputs, outputs and stream into an instance and runs Main; the DeInit
+// graph (drop the kernel caches, free the weights) runs at unload. An instance (tensor states, kernel
+// caches, the Main steps' contexts) serves one execution at a time; concurrent executions take their own.
+// A repeated execution with the same shapes builds no kernel and, the allocator's blocks being cached,
+// reserves no new device memory.
+//
+// Observability: ASCENDSIM_NODE_TIMING=1 wraps every step of an instance in a timer (reported per node at
+// unload); with profiling on, an execution runs every step through a wrapper that records its span (named
+// after the node, the step as category) inside one span for the execution.
+//
+// A step that fails (a shape that does not fit, a too-small output buffer, no device memory) records the
+// error in the instance; later steps see it and do nothing, and the execution returns it.
+#include "model/hybrid_model.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "kernels/dtype_convert.h"
+#include "model/parallel_executor.h"
+#include "prof/profiler.h"
+#include "runtime/device.h"
+
+namespace ascendsim::model {
+
+const char* executor_name(ExecutorKind kind) {
+  switch (kind) {
+    case ExecutorKind::Sequential: return "sequential";
+    case ExecutorKind::Topological: return "topological";
+    case ExecutorKind::ParallelTopological: return "parallel";
+  }
+  return "?";
+}
+
+bool executor_from_env(ExecutorKind* kind, std::string* value) {
+  const char* env = std::getenv("ASCENDSIM_V2_EXECUTOR");
+  *kind = ExecutorKind::Sequential;
+  if (env == nullptr || env[0] == '\0') return true;
+  *value = env;
+  for (ExecutorKind k : {ExecutorKind::Sequential, ExecutorKind::Topological, ExecutorKind::ParallelTopological})
+    if (*value == executor_name(k)) {
+      *kind = k;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+struct TensorState {
+  Dims dims;
+  void* addr = nullptr;
+  bool owned = false;  // allocated by AllocOutputs (returned by FreeInputs, or at the end of a failed run)
+};
+
+struct CachedKernel {
+  Dims key;  // every input's and output's rank and dims
+  std::unique_ptr<kernels::Kernel> kernel;
+};
+
+constexpr uint32_t kSteps = 4;  // InferShape, AllocOutputs, Launch, FreeInputs
+constexpr size_t kKernelsPerNode = 16;  // shapes whose kernels a node keeps (a kernel may hold packed weights)
+char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
+
+}  // namespace
+
+// A shape a tensor can have: rank <= 8, dims >= 0, bytes without overflow.
+bool valid_dims(const Dims& dims, aclDataType dtype) {
+  if (dims.size() > 8) return false;
+  uint64_t bytes = aclDataTypeSize(dtype);
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return false;
+  return bytes <= static_cast<uint64_t>(INT64_MAX);
+}
+
+struct StepContext {
+  HybridInstance* inst;
+  uint32_t node;
+};
+
+// ASCENDSIM_NODE_TIMING=1: a Main step wrapped to time itself (whichever executor runs it).
+struct TimedStep {
+  ascendsim_exec_node step;
+  std::atomic<uint64_t>* ns;
+};
+
+// Profiling (task time on): a Main step wrapped to record its span on the execution's track, named after
+// its node, with the step as the category ("node" for the Launch).
+struct TracedStep {
+  ascendsim_exec_node step;
+  const LoweredNode* node;
+  uint32_t track;
+  uint32_t kind;  // 0..kSteps-1
+};
+
+struct HybridInstance {
+  HybridModel* model = nullptr;
+  std::vector<TensorState> tensors;
+  std::vector<std::vector<CachedKernel>> kernels;  // per node
+  std::vector<StepContext> contexts;               // per step
+  std::vector<TimedStep> timed;                    // per step, when timing
+  std::vector<ascendsim_exec_node> main;           // the Main graph
+  std::vector<uint32_t> pending, queue;            // the topological executor's scratch
+  std::vector<const void*> in_ptrs;                // per node, its inputs' addresses (slot_begin)
+  std::vector<void*> out_ptrs;
+  std::vector<size_t> in_begin, out_begin;
+  uintptr_t stream = 0;
+  const size_t* output_sizes = nullptr;
+  std::vector<size_t> allocated;  // per model output: bytes the runtime allocated for a NULL buffer, else 0
+  std::mutex error_mutex;  // steps of the parallel executor may fail at once
+  bool failed = false;
+  aclError error = ACL_SUCCESS;
+  std::string message;
+
+  const PlanDef& plan() const { return *model->plan_; }
+
+  void set_error(aclError code, std::string text) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (failed) return;
+    failed = true;
+    error = code;
+    message = std::move(text);
+  }
+  bool ok() {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    return !failed;
+  }
+  std::string where(uint32_t n) const {
+    const NodeDef& node = *model->nodes_[n].def;
+    return "node '" + node.name + "' (" + node.op_type + ")";
+  }
+
+  void infer_shape(uint32_t n) {
+    if (!ok()) return;
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    std::vector<ShapeInput> inputs(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const uint32_t id = node.inputs[i];
+      if (id == kNone) continue;
+      inputs[i] = {true, plan().tensors[id].dtype, &tensors[id].dims, tensors[id].addr};
+    }
+    std::vector<Dims> dims;
+    std::string why;
+    const ShapeCall call{node.attrs, inputs, node.outputs.size()};
+    if (!lowered.shape_fn(call, &dims, &why)) {
+      std::string given;
+      for (const ShapeInput& in : inputs) given += (given.empty() ? "" : ", ") + (in.present ? dims_text(*in.dims) : "-");
+      set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": shape inference failed for inputs " + given + ": " + why);
+      return;
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDef& t = plan().tensors[node.outputs[o]];
+      if (!valid_dims(dims[o], t.dtype)) {
+        set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": output " + std::to_string(o) + " would have shape " +
+                  dims_text(dims[o]) + ": a negative dim, a rank above 8 or more bytes than a tensor can hold");
+        return;
+      }
+      if (t.dims.size() == dims[o].size()) {  // the compiler's static dims must hold (a -1 is anything)
+        for (size_t d = 0; d < t.dims.size(); ++d)
+          if (t.dims[d] >= 0 && t.dims[d] != dims[o][d]) {
+            set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": output " + std::to_string(o) + " has shape " +
+                      dims_text(dims[o]) + "; the model was compiled for " + dims_text(t.dims));
+            return;
+          }
+      }
+      tensors[node.outputs[o]].dims = std::move(dims[o]);
+    }
+  }
+
+  void alloc_outputs(uint32_t n) {
+    if (!ok()) return;
+    const NodeDef& node = *model->nodes_[n].def;
+    for (uint32_t id : node.outputs) {
+      const TensorDef& t = plan().tensors[id];
+      TensorState& s = tensors[id];
+      int64_t count = 1;
+      for (int64_t d : s.dims) count *= d;
+      const size_t bytes = static_cast<size_t>(count) * aclDataTypeSize(t.dtype);
+      if (t.kind == TensorKind::Output) {
+        if (s.addr == nullptr && output_sizes[t.io_index] == 0) {  // the runtime allocates it; the user frees it
+          if (bytes == 0) {
+            s.addr = zero_byte_tensor;
+            continue;
+          }
+          s.addr = model->device_->memory().allocate(bytes, 0, 0, "aclmdlExecute");
+          if (s.addr == nullptr) {
+            set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output " +
+                      std::to_string(t.io_index) + " ('" + t.name + "', " + std::to_string(bytes) + " bytes)");
+            return;
+          }
+          allocated[t.io_index] = bytes;
+          continue;
+        }
+        if (output_sizes[t.io_index] < bytes) {
+          set_error(ACL_ERROR_GE_PARAM_INVALID, "output " + std::to_string(t.io_index) + " ('" + t.name + "') of shape " +
+                    dims_text(s.dims) + " needs " + std::to_string(bytes) + " bytes; the output buffer has " +
+                    std::to_string(output_sizes[t.io_index]));
+          return;
+        }
+        continue;  // the user's buffer, bound at execute
+      }
+      if (bytes == 0) {
+        s.addr = zero_byte_tensor;
+        continue;
+      }
+      s.addr = model->device_->memory().allocate(bytes, stream, 0, "aclmdlExecute");
+      if (s.addr == nullptr) {
+        set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output '" + t.name + "' (" +
+                  std::to_string(bytes) + " bytes)");
+        return;
+      }
+      s.owned = true;
+    }
+  }
+
+  kernels::Kernel* kernel_for(uint32_t n) {
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    Dims key;
+    for (uint32_t id : node.inputs) {
+      if (id == kNone) {
+        key.push_back(-1);
+        continue;
+      }
+      key.push_back(static_cast<int64_t>(tensors[id].dims.size()));
+      key.insert(key.end(), tensors[id].dims.begin(), tensors[id].dims.end());
+    }
+    for (uint32_t id : node.outputs) {
+      key.push_back(static_cast<int64_t>(tensors[id].dims.size()));
+      key.insert(key.end(), tensors[id].dims.begin(), tensors[id].dims.end());
+    }
+    for (CachedKernel& cached : kernels[n])
+      if (cached.key == key) return cached.kernel.get();
+    kernels::NodeSpec spec;
+    spec.name = node.name;
+    spec.op_type = node.op_type;
+    spec.domain = node.domain;
+    spec.attrs = &node.attrs;
+    spec.flags = node.flags;
+    for (uint32_t id : node.inputs) {
+      kernels::TensorDesc desc;
+      if (id != kNone) desc = {plan().tensors[id].dtype, tensors[id].dims};
+      spec.inputs.push_back(std::move(desc));
+      spec.present.push_back(id != kNone);
+      spec.constant_data.push_back(id != kNone && plan().tensors[id].kind == TensorKind::Weight ? tensors[id].addr
+                                                                                               : nullptr);
+    }
+    for (uint32_t id : node.outputs) spec.outputs.push_back({plan().tensors[id].dtype, tensors[id].dims});
+    std::string why;
+    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(lowered.factory, spec, &why);
+    if (kernel == nullptr) {
+      set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": no kernel for these shapes: " + (why.empty() ? "unsupported" : why));
+      return nullptr;
+    }
+    if (kernels[n].size() >= kKernelsPerNode) kernels[n].erase(kernels[n].begin());  // the oldest shape
+    kernels[n].push_back({std::move(key), std::move(kernel)});
+    return kernels[n].back().kernel.get();
+  }
+
+  void launch(uint32_t n) {
+    if (!ok()) return;
+    const LoweredNode& lowered = model->nodes_[n];
+    const NodeDef& node = *lowered.def;
+    kernels::Kernel* kernel = kernel_for(n);
+    if (kernel == nullptr) return;
+    const void** ins = in_ptrs.data() + in_begin[n];
+    void** outs = out_ptrs.data() + out_begin[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) ins[i] = node.inputs[i] == kNone ? nullptr : tensors[node.inputs[i]].addr;
+    for (size_t o = 0; o < node.outputs.size(); ++o) outs[o] = tensors[node.outputs[o]].addr;
+    kernel->run(ins, outs);
+    if (!lowered.round_outputs) return;
+    for (size_t o = 0; o < node.outputs.size(); ++o) {  // ROUND_OUTPUTS_FP16, as the v1 path
+      const uint32_t id = node.outputs[o];
+      if (plan().tensors[id].dtype != ACL_FLOAT) continue;
+      int64_t count = 1;
+      for (int64_t d : tensors[id].dims) count *= d;
+      kernels::round_fp16_inplace(static_cast<float*>(outs[o]), count);
+    }
+  }
+
+  void free_inputs(uint32_t n) {
+    for (uint32_t id : model->nodes_[n].frees) {
+      TensorState& s = tensors[id];
+      if (!s.owned) continue;
+      model->device_->memory().release(s.addr, "aclmdlExecute");
+      s.owned = false;
+      s.addr = nullptr;
+    }
+  }
+
+  void release_owned() {  // after a failed run: what no FreeInputs step returned
+    for (TensorState& s : tensors) {
+      if (s.owned) model->device_->memory().release(s.addr, "aclmdlExecute");
+      s.owned = false;
+    }
+  }
+};
+
+namespace {
+
+extern "C" void ascendsim_v2_infer_shape(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->infer_shape(ctx->node);
+}
+extern "C" void ascendsim_v2_alloc_outputs(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->alloc_outputs(ctx->node);
+}
+extern "C" void ascendsim_v2_launch(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->launch(ctx->node);
+}
+extern "C" void ascendsim_v2_free_inputs(void* c) {
+  auto* ctx = static_cast<StepContext*>(c);
+  ctx->inst->free_inputs(ctx->node);
+}
+
+constexpr ascendsim_node_func kStepFuncs[kSteps] = {ascendsim_v2_infer_shape, ascendsim_v2_alloc_outputs,
+                                                     ascendsim_v2_launch, ascendsim_v2_free_inputs};
+constexpr const char* kStepNames[kSteps] = {"infer-shape", "alloc", "launch", "free"};
+
+extern "C" void ascendsim_v2_timed_step(void* c) {
+  auto* timed = static_cast<TimedStep*>(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  timed->step.func(timed->step.context);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  timed->ns->fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+}
+
+extern "C" void ascendsim_v2_traced_step(void* c) {
+  auto* traced = static_cast<TracedStep*>(c);
+  const uint64_t start = prof::now_ns();
+  traced->step.func(traced->step.context);
+  // A Launch is the node's kernel, category "node" as on the v1 path (the op summary counts it per op type).
+  static constexpr const char* kCategories[kSteps] = {"infer-shape", "alloc", "node", "free"};
+  prof::span(traced->track, traced->node->def->name, kCategories[traced->kind], start, prof::now_ns(), {}, {},
+             "op_type", traced->node->def->op_type);
+}
+
+// The Init graph's node: the weights into device memory. The DeInit graph's: the instances (their kernel
+// caches), then the weights. Their context is the model.
+extern "C" void ascendsim_v2_init_weights(void* c) { static_cast<HybridModel*>(c)->init_weights(); }
+extern "C" void ascendsim_v2_deinit_instances(void* c) { static_cast<HybridModel*>(c)->deinit_instances(); }
+extern "C" void ascendsim_v2_deinit_weights(void* c) { static_cast<HybridModel*>(c)->deinit_weights(); }
+
+}  // namespace
+
+HybridModel::~HybridModel() {
+  ascendsim_execute_nodes(deinit_graph_.data(), deinit_graph_.size());
+  if (timing_) report_timing();
+}
+
+// At unload, on stderr: every node's mean time per execution, slowest first, split into its four steps.
+void HybridModel::report_timing() const {
+  const uint64_t runs = runs_.load();
+  if (runs == 0) return;
+  std::vector<std::pair<uint64_t, size_t>> order;
+  uint64_t total = 0;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    uint64_t sum = 0;
+    for (uint32_t s = 0; s < kSteps; ++s) sum += step_ns_[n * kSteps + s].load();
+    order.emplace_back(sum, n);
+    total += sum;
+  }
+  std::sort(order.rbegin(), order.rend());
+  std::fprintf(stderr, "[ascendsim] model '%s' (v2, %s executor): %llu executions, %.3f ms of step time per "
+               "execution in %zu nodes (%zu steps)\n", name_.c_str(), executor_name(executor_),
+               static_cast<unsigned long long>(runs), total / 1e6 / runs, nodes_.size(), main_steps_);
+  for (const auto& [ns, n] : order) {
+    std::string steps;
+    for (uint32_t s = 0; s < kSteps; ++s) {
+      char part[64];
+      std::snprintf(part, sizeof part, "%s%s %.1f", s ? ", " : "", kStepNames[s], step_ns_[n * kSteps + s].load() / 1e3 / runs);
+      steps += part;
+    }
+    std::fprintf(stderr, "  %10.3f us  %5.1f%%  %s (%s): %s us\n", ns / 1e3 / runs, total ? 100.0 * ns / total : 0.0,
+                 nodes_[n].def->name.c_str(), nodes_[n].def->op_type.c_str(), steps.c_str());
+  }
+}
+
+aclError HybridModel::lower(const char* api) {
+  const PlanDef& p = *plan_;
+  std::vector<uint32_t> producer(p.tensors.size(), kNone);  // per tensor: the node writing it
+  std::vector<uint32_t> last_reader(p.tensors.size(), kNone);
+  std::vector<std::vector<uint32_t>> readers(p.tensors.size());
+  nodes_.resize(p.nodes.size());
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    const NodeDef& node = p.nodes[n];
+    LoweredNode& lowered = nodes_[n];
+    lowered.def = &node;
+    lowered.round_outputs = (node.flags & kernels::kRoundOutputsFp16) != 0;
+    lowered.shape_fn = find_shape_fn(node.op_type, node.domain);
+    lowered.factory = kernels::find_kernel(node.op_type, node.domain);
+    const std::string op = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
+    if (lowered.shape_fn == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no shape function "
+                  "for op type '%s' in ascendsim's dynamic-shape runtime", api, name_.c_str(), node.name.c_str(),
+                  op.c_str(), op.c_str());
+    if (lowered.factory == nullptr)
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for op "
+                  "type '%s' in ascendsim", api, name_.c_str(), node.name.c_str(), op.c_str(), op.c_str());
+    // The order the steps rely on (the parser does not check it: a v1 arena makes any order addressable).
+    for (uint32_t id : node.inputs)
+      if (id != kNone && (p.tensors[id].kind == TensorKind::FeatureMap || p.tensors[id].kind == TensorKind::Output) &&
+          producer[id] == kNone)
+        return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s) reads tensor '%s' "
+                    "before any node writes it", api, name_.c_str(), node.name.c_str(), op.c_str(),
+                    p.tensors[id].name.c_str());
+    for (uint32_t id : node.outputs) {
+      if (producer[id] != kNone)
+        return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': tensor '%s' is written by nodes "
+                    "'%s' and '%s'", api, name_.c_str(), p.tensors[id].name.c_str(), p.nodes[producer[id]].name.c_str(),
+                    node.name.c_str());
+      producer[id] = n;
+    }
+    for (uint32_t id : node.inputs)
+      if (id != kNone) {
+        last_reader[id] = n;
+        if (readers[id].empty() || readers[id].back() != n) readers[id].push_back(n);
+      }
+  }
+  // A feature map is freed after its last reader; one nobody reads (an unused optional output) after its producer.
+  for (uint32_t id = 0; id < p.tensors.size(); ++id) {
+    if (p.tensors[id].kind != TensorKind::FeatureMap) continue;
+    const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer[id];
+    if (last != kNone) nodes_[last].frees.push_back(id);
+  }
+
+  // The Main graph's edges, step s of node n being step n * kSteps + s.
+  const size_t steps = p.nodes.size() * kSteps;
+  std::vector<std::vector<uint32_t>> succ(steps);
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    const uint32_t base = n * kSteps;
+    succ[base].push_back(base + 1);
+    succ[base + 1].push_back(base + 2);
+    for (uint32_t id : p.nodes[n].inputs)
+      if (id != kNone && producer[id] != kNone) succ[producer[id] * kSteps + 2].push_back(base);
+    for (uint32_t id : nodes_[n].frees)
+      for (uint32_t reader : readers[id]) succ[reader * kSteps + 2].push_back(base + 3);
+    succ[base + 2].push_back(base + 3);  // a FreeInputs always follows its own Launch
+  }
+  in_degree_.assign(steps, 0);
+  succ_begin_.assign(steps + 1, 0);
+  succ_.clear();
+  for (size_t s = 0; s < steps; ++s) {
+    std::sort(succ[s].begin(), succ[s].end());
+    succ[s].erase(std::unique(succ[s].begin(), succ[s].end()), succ[s].end());
+    for (uint32_t t : succ[s]) {
+      ++in_degree_[t];
+      succ_.push_back(t);
+    }
+    succ_begin_[s + 1] = static_cast<uint32_t>(succ_.size());
+  }
+  main_steps_ = steps;
+  return ACL_SUCCESS;
+}
+
+aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind executor, void* user_weights,
+                           const char* api, std::unique_ptr<HybridModel>* out) {
+  std::unique_ptr<HybridModel> model(new HybridModel());
+  model->def_ = &def;
+  model->plan_ = &def.plans[0];
+  model->device_ = device;
+  model->executor_ = executor;
+  model->name_ = def.name;
+  model->api_ = api;
+  model->weights_ = user_weights;
+  model->owns_weights_ = user_weights == nullptr;
+  const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
+  model->timing_ = timing_env != nullptr && timing_env[0] == '1';
+  if (aclError ret = model->lower(api)) return ret;
+  model->step_ns_ = std::vector<std::atomic<uint64_t>>(model->main_steps_);
+  model->init_graph_ = {{ascendsim_v2_init_weights, model.get()}};
+  model->deinit_graph_ = {{ascendsim_v2_deinit_instances, model.get()}, {ascendsim_v2_deinit_weights, model.get()}};
+  ascendsim_execute_nodes(model->init_graph_.data(), model->init_graph_.size());
+  model->init_graph_.clear();  // GE drops the Init graph once it ran
+  model->init_graph_.shrink_to_fit();
+  if (def.weight_size > 0 && model->weights_ == nullptr)
+    return fail(ACL_ERROR_GE_MEMORY_ALLOCATION, "%s: model '%s': no device memory for the weights (%llu bytes)", api,
+                def.name.c_str(), static_cast<unsigned long long>(def.weight_size));
+  log(kLogDebug, "GE", "%s: model '%s': v2 runtime, %zu nodes lowered into %zu Main steps, %s executor", api,
+      def.name.c_str(), model->nodes_.size(), model->main_steps_, executor_name(executor));
+  *out = std::move(model);
+  return ACL_SUCCESS;
+}
+
+void HybridModel::init_weights() {
+  if (def_->weight_size == 0) return;
+  if (owns_weights_) weights_ = device_->memory().allocate(def_->weight_size, 0, 0, api_);
+  if (weights_ != nullptr) std::memcpy(weights_, def_->weights, def_->weight_size);
+}
+
+void HybridModel::deinit_instances() {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  idle_.clear();
+  instances_.clear();
+}
+
+void HybridModel::deinit_weights() {
+  if (weights_ != nullptr && owns_weights_) device_->memory().release(weights_, "aclmdlUnload");
+  weights_ = nullptr;
+}
+
+HybridInstance* HybridModel::acquire() {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (!idle_.empty()) {
+    HybridInstance* inst = idle_.back();
+    idle_.pop_back();
+    return inst;
+  }
+  const PlanDef& p = *plan_;
+  auto inst = std::make_unique<HybridInstance>();
+  inst->model = this;
+  inst->tensors.resize(p.tensors.size());
+  for (uint32_t id = 0; id < p.tensors.size(); ++id)
+    if (p.tensors[id].kind == TensorKind::Weight) {
+      inst->tensors[id].dims = p.tensors[id].dims;
+      inst->tensors[id].addr = static_cast<uint8_t*>(weights_) + p.tensors[id].offset;
+    }
+  inst->kernels.resize(p.nodes.size());
+  inst->contexts.resize(main_steps_);
+  inst->main.resize(main_steps_);
+  for (uint32_t n = 0; n < p.nodes.size(); ++n) {
+    inst->in_begin.push_back(inst->in_ptrs.size());
+    inst->out_begin.push_back(inst->out_ptrs.size());
+    inst->in_ptrs.resize(inst->in_ptrs.size() + p.nodes[n].inputs.size());
+    inst->out_ptrs.resize(inst->out_ptrs.size() + p.nodes[n].outputs.size());
+    for (uint32_t s = 0; s < kSteps; ++s) {
+      inst->contexts[n * kSteps + s] = {inst.get(), n};
+      inst->main[n * kSteps + s] = {kStepFuncs[s], &inst->contexts[n * kSteps + s]};
+    }
+  }
+  if (timing_) {  // every step through its timing wrapper (the contexts above stay where they are)
+    inst->timed.resize(main_steps_);
+    for (size_t s = 0; s < main_steps_; ++s) {
+      inst->timed[s] = {inst->main[s], &step_ns_[s]};
+      inst->main[s] = {ascendsim_v2_timed_step, &inst->timed[s]};
+    }
+  }
+  inst->pending.resize(main_steps_);
+  inst->queue.resize(main_steps_);
+  instances_.push_back(std::move(inst));
+  return instances_.back().get();
+}
+
+void HybridModel::release(HybridInstance* instance) {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  idle_.push_back(instance);
+}
+
+aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* const* inputs, void** outputs,
+                              const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims,
+                              std::vector<size_t>* allocated, const char* api) {
+  HybridInstance* inst = acquire();
+  const PlanDef& p = *plan_;
+  // Bind: the inputs' dims and buffers, the outputs' buffers, the stream.
+  for (size_t i = 0; i < p.input_ids.size(); ++i) {
+    TensorState& s = inst->tensors[p.input_ids[i]];
+    s.dims = input_dims[i];
+    s.addr = const_cast<void*>(inputs[i]);
+  }
+  for (size_t o = 0; o < p.output_ids.size(); ++o) inst->tensors[p.output_ids[o]].addr = outputs[o];
+  inst->stream = stream;
+  inst->output_sizes = output_sizes;
+  inst->allocated.assign(p.output_ids.size(), 0);
+  inst->failed = false;
+  inst->error = ACL_SUCCESS;
+  // Profiling: this execution runs every step through its tracing wrapper, and is one span itself.
+  std::vector<TracedStep> traced;
+  std::vector<ascendsim_exec_node> traced_main;
+  const ascendsim_exec_node* main = inst->main.data();
+  uint32_t track = 0;
+  const uint64_t start = prof::now_ns();
+  if (prof::on(prof::kTaskTime) && prof::device_on(device_->id())) {
+    track = prof::current_track();  // inside the stream task of an asynchronous execution
+    if (track == 0) track = prof::named_track(device_->id(), "model '" + name_ + "'");
+    traced.resize(main_steps_);
+    traced_main.resize(main_steps_);
+    for (size_t s = 0; s < main_steps_; ++s) {
+      traced[s] = {inst->main[s], &nodes_[s / kSteps], track, static_cast<uint32_t>(s % kSteps)};
+      traced_main[s] = {ascendsim_v2_traced_step, &traced[s]};
+    }
+    main = traced_main.data();
+  }
+  const ascendsim_exec_graph graph{main, main_steps_, in_degree_.data(), succ_begin_.data(), succ_.data()};
+  switch (executor_) {
+    case ExecutorKind::Sequential: ascendsim_execute_nodes(main, main_steps_); break;
+    case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
+    case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
+  }
+  if (track != 0) prof::span(track, name_, "model", start, prof::now_ns(), {"plan", 0});
+  if (timing_) runs_.fetch_add(1, std::memory_order_relaxed);
+  aclError ret = ACL_SUCCESS;
+  if (inst->failed) {
+    inst->release_owned();
+    for (size_t o = 0; o < p.output_ids.size(); ++o)  // what the runtime allocated for NULL output buffers
+      if (inst->allocated[o] != 0) device_->memory().release(inst->tensors[p.output_ids[o]].addr, "aclmdlExecute");
+    ret = fail(inst->error, "%s: model '%s': %s", api, name_.c_str(), inst->message.c_str());
+  } else {
+    output_dims->resize(p.output_ids.size());
+    for (size_t o = 0; o < p.output_ids.size(); ++o) (*output_dims)[o] = inst->tensors[p.output_ids[o]].dims;
+    *allocated = inst->allocated;
+    for (size_t o = 0; o < p.output_ids.size(); ++o)
+      if (inst->allocated[o] != 0) outputs[o] = inst->tensors[p.output_ids[o]].addr;
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    last_dims_ = *output_dims;
+  }
+  release(inst);
+  return ret;
+}
+
+bool HybridModel::last_output_dims(size_t index, Dims* dims) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (index >= last_dims_.size()) return false;
+  *dims = last_dims_[index];
+  return true;
+}
+
+}  // namespace ascendsim::model
