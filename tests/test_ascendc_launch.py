@@ -1,7 +1,7 @@
 """Ascend C kernels (tests/ascendc/vector_kernels.asc: a tiled add with a tail, a row reduction, a half softmax)
 through every launch path, against numpy (ascendc_cases.py): the CPU-debug mode (g++ -DASCENDC_CPU_DEBUG,
-ICPU_RUN_KF), the kernel-launch syntax (bisheng, <<<>>>), the kernel-binary API from C (aclrtBinaryLoad,
-aclrtLaunchKernel) and from Python (ascendsim.ascendc.Module)."""
+ICPU_RUN_KF), the kernel-launch syntax (bisheng, <<<>>>), the kernel-binary API from C (aclrtBinaryLoad
+and its FromFile / FromData forms, aclrtLaunchKernel) and from Python (ascendsim.ascendc.Module)."""
 
 from __future__ import annotations
 
@@ -63,8 +63,10 @@ def test_kernel_launch_syntax(tmp_path: Path, programs: dict[str, Path]) -> None
     run_case(tmp_path, programs["launch"])
 
 
-def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path]) -> None:
-    run_case(tmp_path, programs["binary"], str(programs["kernels"]))
+@pytest.mark.parametrize("load", ["binary", "file", "data"])
+def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path], load: str) -> None:
+    # aclrtCreateBinary + aclrtBinaryLoad, aclrtBinaryLoadFromFile, aclrtBinaryLoadFromData (with options).
+    assert f"ok {load}" in run_case(tmp_path, programs["binary"], str(programs["kernels"]), load)
 
 
 def test_binary_api_from_python(tmp_path: Path, stream: int, programs: dict[str, Path]) -> None:
