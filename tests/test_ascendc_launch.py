@@ -141,3 +141,14 @@ def test_unload_with_a_launch_queued(stream: int, programs: dict[str, Path]) -> 
     assert aclrtLaunchKernel(kernel.func, 4, packed.ctypes.data, packed.size, stream) == ACL_ERROR_RT_INVALID_HANDLE
     assert "is not a live kernel function" in aclGetRecentErrMsg()
     free_all([a, b, z])
+
+
+def test_soc_info_from_python() -> None:
+    # The figures platform_ascendc answers, from the SoC table (csrc/ascendc/soc_spec.cpp).
+    info = ascendc.soc_info()
+    assert (info["name"], info["vector_cores"], info["cube_cores"], info["ub_size"]) == ("Ascend910B1", 48, 24, 196608)
+    assert info["separated"] is True
+    coupled = ascendc.soc_info("Ascend910A")
+    assert (coupled["ub_size"], coupled["separated"]) == (262144, False)
+    with pytest.raises(ascendc.LaunchError, match='SoC "Ascend999" is not in the emulator'):
+        ascendc.soc_info("Ascend999")

@@ -48,6 +48,15 @@ def _check(ret: int, what: str) -> None:
         raise LaunchError(f"{what} failed with {ret}: {_core.aclGetRecentErrMsg()}", ret)
 
 
+def soc_info(name: str = "") -> dict[str, object]:
+    """The emulated SoC's figures (ASCENDSIM_SOC_NAME; or those of SoC `name`), as platform_ascendc answers them:
+    name, ub_size, l1_size, l0a_size, l0b_size, l0c_size, l2_size, hbm_size (bytes), cube_cores, vector_cores,
+    separated."""
+    info, ret = _core.ascendsimGetSocInfo(name)
+    _check(ret, "ascendsimGetSocInfo")
+    return info
+
+
 def compile(source: str | Path, *, options: Sequence[str] = (), name: str = "kernel") -> Module:
     """Builds `source` (Ascend C text, or a pathlib.Path of an .asc / .cpp file) with `bisheng -shared -fPIC -O2` and
     loads it on the current device. `options` are further bisheng options (-D..., -I..., --npu-arch=...)."""
