@@ -1,7 +1,7 @@
 """Ascend C kernels (tests/ascendc/vector_kernels.asc: a tiled add with a tail, a row reduction, a half softmax)
 through every launch path, against numpy (ascendc_cases.py): the CPU-debug mode (g++ -DASCENDC_CPU_DEBUG,
-ICPU_RUN_KF), the kernel-launch syntax (bisheng, <<<>>>), the kernel-binary API from C (aclrtBinaryLoad,
-aclrtLaunchKernel) and from Python (ascendsim.ascendc.Module)."""
+ICPU_RUN_KF), the kernel-launch syntax (bisheng, <<<>>>), the kernel-binary API from C (aclrtBinaryLoad
+and its FromFile / FromData forms, aclrtLaunchKernel) and from Python (ascendsim.ascendc.Module)."""
 
 from __future__ import annotations
 
@@ -63,8 +63,10 @@ def test_kernel_launch_syntax(tmp_path: Path, programs: dict[str, Path]) -> None
     run_case(tmp_path, programs["launch"])
 
 
-def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path]) -> None:
-    run_case(tmp_path, programs["binary"], str(programs["kernels"]))
+@pytest.mark.parametrize("load", ["binary", "file", "data"])
+def test_binary_api_from_c(tmp_path: Path, programs: dict[str, Path], load: str) -> None:
+    # aclrtCreateBinary + aclrtBinaryLoad, aclrtBinaryLoadFromFile, aclrtBinaryLoadFromData (with options).
+    assert f"ok {load}" in run_case(tmp_path, programs["binary"], str(programs["kernels"]), load)
 
 
 def test_binary_api_from_python(tmp_path: Path, stream: int, programs: dict[str, Path]) -> None:
@@ -139,3 +141,14 @@ def test_unload_with_a_launch_queued(stream: int, programs: dict[str, Path]) -> 
     assert aclrtLaunchKernel(kernel.func, 4, packed.ctypes.data, packed.size, stream) == ACL_ERROR_RT_INVALID_HANDLE
     assert "is not a live kernel function" in aclGetRecentErrMsg()
     free_all([a, b, z])
+
+
+def test_soc_info_from_python() -> None:
+    # The figures platform_ascendc answers, from the SoC table (csrc/ascendc/soc_spec.cpp).
+    info = ascendc.soc_info()
+    assert (info["name"], info["vector_cores"], info["cube_cores"], info["ub_size"]) == ("Ascend910B1", 48, 24, 196608)
+    assert info["separated"] is True
+    coupled = ascendc.soc_info("Ascend910A")
+    assert (coupled["ub_size"], coupled["separated"]) == (262144, False)
+    with pytest.raises(ascendc.LaunchError, match='SoC "Ascend999" is not in the emulator'):
+        ascendc.soc_info("Ascend999")

@@ -25,7 +25,7 @@ EVERY_ROW = {
     "call.py", "malloc.cached.c", "malloc.cached.py", "malloc.uncached.c",
     *(f"copy.c.{kind}.{size}" for kind in ("H2D", "D2H", "D2D", "H2H") for size in QUICK_SIZES),
     *(f"copy.py.{kind}.4KiB" for kind in ("H2D", "D2H")),
-    "launch.c", "event.record_sync.c", "event.wait.c", "event.sync_completed.c", "event.elapsed.c", "callback.c",
+    "launch.c", "ascendc.launch.c", "ascendc.vector_add.c", "event.record_sync.c", "event.wait.c", "event.sync_completed.c", "event.elapsed.c", "callback.c",
     *(f"overhead.{face}.{peer}" for face in ("py", "c") for peer in ("run", "iobinding")),
     *(f"chain.{face}.{what}" for face in ("c", "py") for what in ("execute", "per_node")),
     *(f"sink.{face}{per_op}" for face in ("c", "py") for per_op in ("", ".per_op")),
@@ -65,7 +65,7 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
         assert row["benchmark"] and row["peer_name"], row
         assert is_figure(row["ours"]) and is_figure(row["peer"]), row
         assert math.isfinite(row["ratio"]) and math.isfinite(row["ratio_of_mins"]), row
-        assert (row["bytes"] is not None) == row["name"].startswith("copy."), row
+        assert (row["bytes"] is not None) == row["name"].startswith(("copy.", "ascendc.vector_add.")), row
         assert (row["flops"] is not None) == row["name"].startswith("kernels."), row
     # Each kernels row names the path ours took, and the OpenBLAS side really ran on OpenBLAS.
     kernel_rows = {row["name"]: row for row in rows if row["name"].startswith("kernels.")}
@@ -146,3 +146,16 @@ def test_refuses_a_fused_chain(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 def test_reports_a_failed_worker(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"the micro worker with 1 thread\(s\) failed:(.|\n)*missing"):
         workers.run_worker("micro", 1, tmp_path / "missing", ["overhead"], quick=True)
+
+
+def test_ascendc_rows_print_the_goal_and_skip_without_a_host_compiler(tmp_path: Path) -> None:
+    done = bench("--quick", "ascendc")
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in table(done.stdout)] == ["ascendc.launch.c", "ascendc.vector_add.c"]
+    assert "ascendc.vector_add.c: 48 blocks: every vector core of Ascend910B1" in done.stdout
+    assert "goal Ascend C vector add 64KiB float, 3 operands moved (c) >= 0.5x memcpy 64KiB bandwidth: " in done.stdout
+    # No g++ on PATH: bisheng cannot build the kernels, so the group is skipped with the reason.
+    skipped = bench("--quick", "ascendc", env={**os.environ, "PATH": str(tmp_path)})
+    assert skipped.returncode == 0, skipped.stderr
+    assert "ascendc: skipped: bisheng needs a host C++ compiler (g++)" in skipped.stdout
+    assert table(skipped.stdout) == []

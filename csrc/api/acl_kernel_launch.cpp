@@ -13,6 +13,7 @@
 #include "ascendc/block_runner.h"
 #include "ascendc/global_memory.h"
 #include "ascendc/kernel_binary.h"
+#include "ascendc/load_options.h"
 #include "ascendc/soc_spec.h"
 #include "ascendc/write_log.h"
 #include "ascendsim/ascendc_abi.h"
@@ -80,6 +81,18 @@ aclError enqueue_launch(const char* api, KernelRef kernel, uint32_t block_dim, c
   }
 }
 
+// The load every aclrtBinaryLoad* form shares: into the current context, through `load` (which reads the image
+// from where that form has it; called with `api`), then registered as a binHandle.
+template <typename Load>
+aclError load_binary(const char* api, aclrtBinHandle* binHandle, const Load& load) {
+  std::shared_ptr<Context> context;
+  if (aclError ret = require_current_context(api, &context)) return ret;
+  auto handle = std::make_shared<BinaryHandle>();
+  if (aclError ret = load(api, &handle->binary)) return ret;
+  *binHandle = loaded().add(std::move(handle), api);
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -116,12 +129,29 @@ aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle* binHandle) {
   if (!image)
     return fail(ACL_ERROR_RT_INVALID_HANDLE, "%s: binary %p is not a live binary (destroyed or never created)",
                 __func__, binary);
-  std::shared_ptr<Context> context;
-  if (aclError ret = require_current_context(__func__, &context)) return ret;
-  auto handle = std::make_shared<BinaryHandle>();
-  if (aclError ret = LoadedBinary::load(__func__, *image, &handle->binary)) return ret;
-  *binHandle = loaded().add(std::move(handle), __func__);
-  return ACL_SUCCESS;
+  return load_binary(__func__, binHandle, [&](const char* api, std::shared_ptr<LoadedBinary>* out) {
+    return LoadedBinary::load(api, *image, out);
+  });
+}
+
+aclError aclrtBinaryLoadFromFile(const char* binPath, aclrtBinaryLoadOptions* options, aclrtBinHandle* binHandle) {
+  ASCENDSIM_CHECK_NOT_NULL(binPath);
+  ASCENDSIM_CHECK_NOT_NULL(binHandle);
+  if (aclError ret = ascendc::check_load_options(__func__, options, true)) return ret;
+  return load_binary(__func__, binHandle, [&](const char* api, std::shared_ptr<LoadedBinary>* out) {
+    return LoadedBinary::load_file(api, binPath, out);
+  });
+}
+
+aclError aclrtBinaryLoadFromData(const void* data, size_t length, const aclrtBinaryLoadOptions* options,
+                                 aclrtBinHandle* binHandle) {
+  ASCENDSIM_CHECK_NOT_NULL(data);
+  ASCENDSIM_CHECK_NOT_NULL(binHandle);
+  if (length == 0) return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: length is 0 (it must be greater than 0)", __func__);
+  if (aclError ret = ascendc::check_load_options(__func__, options, false)) return ret;
+  return load_binary(__func__, binHandle, [&](const char* api, std::shared_ptr<LoadedBinary>* out) {
+    return LoadedBinary::load(api, BinaryImage{data, length}, out);
+  });
 }
 
 aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle) {

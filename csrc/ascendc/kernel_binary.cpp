@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "acl/error_codes/rt_error_codes.h"
 #include "core/error.h"
@@ -96,6 +99,32 @@ aclError LoadedBinary::load(const char* api, const BinaryImage& image, std::shar
                   "rebuild it", api, k->name, k->abi_version, ASCENDSIM_ASCENDC_ABI_VERSION);
   *out = std::move(binary);
   return ACL_SUCCESS;
+}
+
+aclError LoadedBinary::load_file(const char* api, const char* path, std::shared_ptr<LoadedBinary>* out) {
+  // The staging copy needs a unique name (write_image), so the file is read rather than dlopened where it is.
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: binPath \"%s\" cannot be opened (%s)", api, path,
+                std::strerror(errno));
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: binPath \"%s\" is not a regular file", api, path);
+  }
+  std::vector<unsigned char> bytes(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const int error = errno;
+  close(fd);
+  if (done != bytes.size())
+    return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: reading binPath \"%s\" stopped after %zu of %zu bytes (%s)", api,
+                path, done, bytes.size(), std::strerror(error));
+  return load(api, BinaryImage{bytes.data(), bytes.size()}, out);
 }
 
 const ascendsimKernel* LoadedBinary::find(const std::string& name) const {

@@ -1,5 +1,5 @@
 // ascendsim's own functions (not part of AscendCL): device memory statistics, leak reports, memory snapshots,
-// the kernel variant and fault injection, for Python.
+// the kernel variant, fault injection and the emulated SoC's figures (ascendsimGetSocInfo), for Python.
 #include <string>
 
 #include "ascendsim/ascendc_abi.h"
@@ -20,6 +20,16 @@ struct StructOut<ascendsimMemoryStats> : std::true_type {
                          s.peak_reserved_bytes, "largest_free_block", s.largest_free_block, "allocation_count",
                          s.allocation_count, "free_count", s.free_count, "segment_count", s.segment_count,
                          "cache_hits", s.cache_hits, "alloc_retries", s.alloc_retries, "oom_count", s.oom_count);
+  }
+};
+
+template <>
+struct StructOut<ascendsimSocInfo> : std::true_type {
+  static PyObject* to_python(const ascendsimSocInfo& s) {
+    return Py_BuildValue("{s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:I,s:O}", "name", s.name, "ub_size", s.ub_size,
+                         "l1_size", s.l1_size, "l0a_size", s.l0a_size, "l0b_size", s.l0b_size, "l0c_size",
+                         s.l0c_size, "l2_size", s.l2_size, "hbm_size", s.hbm_size, "cube_cores", s.cube_cores,
+                         "vector_cores", s.vector_cores, "separated", s.separated != 0 ? Py_True : Py_False);
   }
 };
 
@@ -76,6 +86,7 @@ void bind_extensions(PyObject* module) {
   bind<&ascendsimGetKernelVariant>(module, "ascendsimGetKernelVariant");
   bind<&ascendsimGetKernelVariants>(module, "ascendsimGetKernelVariants");
   bind<&ascendsimInjectFaults>(module, "ascendsimInjectFaults");
+  bind<&ascendsimGetSocInfo>(module, "ascendsimGetSocInfo");
   bind<&ascendsimClearFaults>(module, "ascendsimClearFaults");
 }
 

@@ -116,6 +116,8 @@ void bind_runtime_functions(PyObject* module) {
   BIND(aclrtCreateBinary);
   BIND(aclrtDestroyBinary);
   BIND(aclrtBinaryLoad);
+  BIND(aclrtBinaryLoadFromFile);
+  BIND(aclrtBinaryLoadFromData);
   BIND_BLOCKING(aclrtBinaryUnLoad);
   BIND(aclrtBinaryGetFunction);
   BIND_BLOCKING(aclrtLaunchKernel);

@@ -1,5 +1,7 @@
-/* The runtime's kernel-binary API from C: load the kernel shared object bisheng made (-shared), look the kernels
- * up by name and launch them with aclrtLaunchKernel, the arguments packed as a C struct of the parameters. */
+/* The runtime's kernel-binary API from C: load the kernel shared object bisheng made (-shared) in the way argv[2]
+ * names (binary: aclrtCreateBinary + aclrtBinaryLoad, file: aclrtBinaryLoadFromFile, data:
+ * aclrtBinaryLoadFromData, both with options), look the kernels up by name and launch them with
+ * aclrtLaunchKernel, the arguments packed as a C struct of the parameters. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,15 @@
     aclError ret_ = (call);                                                            \
     if (ret_ != ACL_SUCCESS) {                                                         \
       fprintf(stderr, "%s failed: %d %s\n", #call, ret_, aclGetRecentErrMsg());        \
+      exit(1);                                                                         \
+    }                                                                                  \
+  } while (0)
+
+#define EXPECT(call, code)                                                             \
+  do {                                                                                 \
+    aclError ret_ = (call);                                                            \
+    if (ret_ != (code)) {                                                              \
+      fprintf(stderr, "%s returned %d, not %d: %s\n", #call, ret_, (code), aclGetRecentErrMsg()); \
       exit(1);                                                                         \
     }                                                                                  \
   } while (0)
@@ -56,18 +67,34 @@ struct StatArgs { void* x; void* sums; void* maxes; uint32_t rows; uint32_t cols
 struct SoftmaxArgs { void* x; void* y; uint32_t rows; uint32_t cols; };
 
 int main(int argc, char** argv) {
-  if (argc < 3) return 2;
-  const char* dir = argv[2];
+  if (argc < 4) return 2; /* binary_main kernels.so binary|file|data dir */
+  const char* how = argv[2];
+  const char* dir = argv[3];
   CHECK(aclInit(NULL));
   CHECK(aclrtSetDevice(0));
   aclrtStream stream = NULL;
   CHECK(aclrtCreateStream(&stream));
   size_t image_size;
   void* image = read_all(argv[1], &image_size);
-  aclrtBinary binary = aclrtCreateBinary(image, image_size);
-  if (binary == NULL) return 1;
+  aclrtBinary binary = NULL;
   aclrtBinHandle handle = NULL;
-  CHECK(aclrtBinaryLoad(binary, &handle));
+  aclrtBinaryLoadOption option = {ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD, {.isLazyLoad = 1}};
+  aclrtBinaryLoadOptions options = {&option, 1};
+  if (strcmp(how, "file") == 0) {
+    EXPECT(aclrtBinaryLoadFromFile(NULL, NULL, &handle), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtBinaryLoadFromFile(dir, NULL, &handle), ACL_ERROR_RT_PARAM_INVALID); /* a directory */
+    CHECK(aclrtBinaryLoadFromFile(argv[1], &options, &handle));
+  } else if (strcmp(how, "data") == 0) {
+    EXPECT(aclrtBinaryLoadFromData(image, 0, NULL, &handle), ACL_ERROR_RT_PARAM_INVALID);
+    option.type = ACL_RT_BINARY_LOAD_OPT_MAGIC;
+    option.value.magic = ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE;
+    CHECK(aclrtBinaryLoadFromData(image, image_size, &options, &handle));
+    memset(image, 0, image_size); /* the loaded binary does not keep the caller's data */
+  } else {
+    binary = aclrtCreateBinary(image, image_size);
+    if (binary == NULL) return 1;
+    CHECK(aclrtBinaryLoad(binary, &handle));
+  }
   aclrtFuncHandle add = NULL, stats = NULL, softmax = NULL;
   CHECK(aclrtBinaryGetFunction(handle, "add_custom", &add));
   CHECK(aclrtBinaryGetFunction(handle, "row_stats", &stats));
@@ -97,11 +124,11 @@ int main(int argc, char** argv) {
   void* buffers[] = {a.x, a.y, a.z, s.x, s.sums, s.maxes, m.x, m.y, device_args};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) CHECK(aclrtFree(buffers[i]));
   CHECK(aclrtBinaryUnLoad(handle));
-  CHECK(aclrtDestroyBinary(binary));
+  if (binary != NULL) CHECK(aclrtDestroyBinary(binary));
   free(image);
   CHECK(aclrtDestroyStream(stream));
   CHECK(aclrtResetDevice(0));
   CHECK(aclFinalize());
-  printf("ok binary\n");
+  printf("ok %s\n", how);
   return 0;
 }

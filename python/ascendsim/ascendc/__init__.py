@@ -1,5 +1,5 @@
 """Ascend C kernels from Python: compile a source into a kernel shared object with bisheng, load it through the
-runtime's kernel-binary API (aclrtCreateBinary, aclrtBinaryLoad) and launch its kernels on a stream
+runtime's kernel-binary API (aclrtBinaryLoadFromData) and launch its kernels on a stream
 (aclrtLaunchKernel), the arguments packed from the kernel's parameter list.
 
     mod = ascendsim.ascendc.compile(source)        # text of an .asc file, or a path to one
@@ -48,6 +48,15 @@ def _check(ret: int, what: str) -> None:
         raise LaunchError(f"{what} failed with {ret}: {_core.aclGetRecentErrMsg()}", ret)
 
 
+def soc_info(name: str = "") -> dict[str, object]:
+    """The emulated SoC's figures (ASCENDSIM_SOC_NAME; or those of SoC `name`), as platform_ascendc answers them:
+    name, ub_size, l1_size, l0a_size, l0b_size, l0c_size, l2_size, hbm_size (bytes), cube_cores, vector_cores,
+    separated."""
+    info, ret = _core.ascendsimGetSocInfo(name)
+    _check(ret, "ascendsimGetSocInfo")
+    return info
+
+
 def compile(source: str | Path, *, options: Sequence[str] = (), name: str = "kernel") -> Module:
     """Builds `source` (Ascend C text, or a pathlib.Path of an .asc / .cpp file) with `bisheng -shared -fPIC -O2` and
     loads it on the current device. `options` are further bisheng options (-D..., -I..., --npu-arch=...)."""
@@ -73,14 +82,9 @@ class Module:
     """A loaded kernel binary; its kernels are attributes (looked up by name on first use)."""
 
     def __init__(self, image: bytes) -> None:
-        self._image = np.frombuffer(image, dtype=np.uint8)
-        self._binary = _core.aclrtCreateBinary(int(self._image.ctypes.data), len(image))
-        if not self._binary:
-            raise LaunchError(f"aclrtCreateBinary failed: {_core.aclGetRecentErrMsg()}", 100000)
-        handle, ret = _core.aclrtBinaryLoad(self._binary)
-        if ret != 0:
-            _core.aclrtDestroyBinary(self._binary)
-            _check(ret, "aclrtBinaryLoad")
+        data = np.frombuffer(image, dtype=np.uint8)  # read by the load, not kept
+        handle, ret = _core.aclrtBinaryLoadFromData(int(data.ctypes.data), len(image), 0)
+        _check(ret, "aclrtBinaryLoadFromData")
         self._handle = handle
         self._kernels: dict[str, Kernel] = {}
 
@@ -97,10 +101,9 @@ class Module:
         return self._kernels[name]
 
     def unload(self) -> None:
-        """aclrtBinaryUnLoad + aclrtDestroyBinary (queued launches finish first on their own)."""
+        """aclrtBinaryUnLoad (queued launches finish first on their own)."""
         if self._handle is not None:
             _check(_core.aclrtBinaryUnLoad(self._handle), "aclrtBinaryUnLoad")
-            _check(_core.aclrtDestroyBinary(self._binary), "aclrtDestroyBinary")
             self._handle = None
             self._kernels.clear()
 

@@ -14,7 +14,7 @@ FAIRNESS = f"""\
 rows (select with NAME patterns or --only: a group, a row name, a name prefix or a glob such as 'copy.c.*.1MiB'):
   groups: {", ".join(GROUPS)}
   call/malloc/copy/launch/event/callback: the runtime against glibc malloc, memcpy, a spinning-thread handoff and an
-  uncontended mutex; overhead/chain: aclmdlExecute per call and per node vs onnxruntime; sink: one model of N small
+  uncontended mutex; ascendc: an Ascend C kernel's launch vs the empty task, its vector add vs memcpy; overhead/chain: aclmdlExecute per call and per node vs onnxruntime; sink: one model of N small
   ops (aclmdlExecute) vs the same ops one by one (aclopExecuteV2); concurrency: two streams vs one; kernels: each
   convolution and MatMul class vs OpenBLAS and onnxruntime in GFLOP/s; resnet50, mobilenet_v2, bert_base,
   efficientnet_b0, shufflenet_v1, densenet121, convnext_tiny, vit_b16: latency vs onnxruntime at 1 and 2 threads.

@@ -1,6 +1,7 @@
 """The suite's groups of rows (a row's name is GROUP.rest), by the process that measures them."""
 
 RUNTIME = ("call", "malloc", "copy", "launch", "event", "callback")  # runtime.py, in the runtime worker
+ASCENDC = ("ascendc",)  # ascendc.py, in the runtime worker
 SINK = "sink"  # model vs op-by-op dispatch: needs aclopExecuteV2
 MICRO = ("overhead", "chain", SINK, "concurrency")  # models.py, in the micro worker (one thread)
 # models.py, in a models worker per thread count: the issue-11 families (depthwise with squeeze-excitation,
@@ -8,4 +9,4 @@ MICRO = ("overhead", "chain", SINK, "concurrency")  # models.py, in the micro wo
 MODELS = ("resnet50", "mobilenet_v2", "bert_base", "efficientnet_b0", "shufflenet_v1", "densenet121", "convnext_tiny",
           "vit_b16")
 KERNELS = ("kernels",)  # kernels.py, in the micro worker (one thread)
-ALL = (*RUNTIME, *MICRO, *KERNELS, *MODELS)
+ALL = (*RUNTIME, *ASCENDC, *MICRO, *KERNELS, *MODELS)

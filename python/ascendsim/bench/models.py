@@ -385,6 +385,10 @@ def goal_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
             met = row["ours"]["ns"] <= row["goal_ns"]
             notes.append(f"goal {row['benchmark'].strip()} <= {row['goal_ns']:.0f} ns: {row['ours']['ns']:.0f} ns, "
                          f"{'met' if met else 'MISSED'}")
+        elif row["goal_ratio"] is not None and row["bytes"]:  # a bandwidth row: the goal as a bandwidth ratio
+            met = row["ratio"] <= row["goal_ratio"]
+            notes.append(f"goal {row['benchmark']} >= {1 / row['goal_ratio']:.1f}x {row['peer_name']} bandwidth: "
+                         f"{1 / row['ratio']:.2f}x, {'met' if met else 'MISSED'}")
         elif row["goal_ratio"] is not None:
             met = row["ratio"] <= row["goal_ratio"]
             notes.append(f"goal {row['benchmark']} <= {row['goal_ratio']}x {row['peer_name']}: {row['ratio']:.2f}x, "

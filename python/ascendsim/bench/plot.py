@@ -24,7 +24,7 @@ def write_charts(rows: Sequence[Row], directory: Path) -> list[Path]:
         return []
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    copies = [row for row in rows if row["bytes"]]
+    copies = [row for row in rows if row["group"] == "copy"]
     if copies:
         figure, axes = plt.subplots(figsize=(8, 5))
         series: dict[str, list[tuple[int, float]]] = {}
@@ -47,7 +47,7 @@ def write_charts(rows: Sequence[Row], directory: Path) -> list[Path]:
         figure.savefig(path, dpi=100, bbox_inches="tight")
         plt.close(figure)
         written.append(path)
-    latencies = [row for row in rows if row["goal_ratio"] is not None]
+    latencies = [row for row in rows if row["goal_ratio"] is not None and not row["bytes"]]
     if latencies:
         figure, axes = plt.subplots(figsize=(8, 5))
         positions = range(len(latencies))

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import kernels, models, runtime, workers
+from . import ascendc, kernels, models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
-from .groups import KERNELS, MICRO, MODELS, RUNTIME
+from .groups import ASCENDC, KERNELS, MICRO, MODELS, RUNTIME
 
 
 def matches(name: str, term: str) -> bool:
@@ -73,7 +73,7 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
 def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict[str, Any]:
     """Measures the groups; returns the header, workers, rows (all of the groups' rows) and raw figures."""
     machine_blas = workers.openblas_info() if any(k in os.environ for k in workers.BLAS_VARIABLES) else None
-    runs = ([("runtime", 1)] if set(groups) & set(RUNTIME) else []) + \
+    runs = ([("runtime", 1)] if set(groups) & {*RUNTIME, *ASCENDC} else []) + \
         ([("micro", 1)] if set(groups) & set(MICRO) else []) + \
         ([("kernels", 1)] if set(groups) & set(KERNELS) else []) + \
         ([("models", t) for t in models.THREADS] if set(groups) & set(MODELS) else [])
@@ -96,11 +96,14 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
             found[f"{kind} worker {threads}t"] = output["environment"]
     progress.finish()
     load.append(os.getloadavg())
-    effort_rows = runtime.rows(figures, groups, QUICK if quick else FULL) + models.rows(figures, groups)
+    effort = QUICK if quick else FULL
+    effort_rows = runtime.rows(figures, groups, effort) + ascendc.rows(figures, notes, effort) + \
+        models.rows(figures, groups)
     if set(groups) & set(KERNELS):
         effort_rows += kernels.rows(figures, notes, quick)
+    skipped = {key.removeprefix("skipped."): text for key, text in notes.items() if key.startswith("skipped.")}
     return {"header": header(found, machine_blas, facts, load, quick), "workers": found, "rows": effort_rows,
-            "figures": figures, "notes": notes}
+            "figures": figures, "notes": notes, "skipped": skipped}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -110,7 +113,8 @@ def main(args: argparse.Namespace) -> int:
     rows: list[Row] = report["rows"]
     if terms:
         rows = [row for row in rows if any(matches(row["name"], t) for t in terms)]
-        missing = [t for t in terms if not any(matches(r["name"], t) for r in rows)]
+        missing = [t for t in terms if not any(matches(r["name"], t) for r in rows)
+                   and not any(matches(group, t.split(".")[0]) for group in report["skipped"])]
         if missing:
             names = ", ".join(row["name"] for row in report["rows"])
             raise SystemExit(f"ascendsim bench: no row matches {', '.join(missing)}; rows: {names}")
@@ -127,6 +131,7 @@ def main(args: argparse.Namespace) -> int:
     print(format_table([table_cells(row) for row in rows]))
     notes = [f"{row['name']}: {row['note']}" for row in rows if row["note"]]
     notes += models.goal_notes(rows)
+    notes += [f"{group}: {reason}" for group, reason in report["skipped"].items()]
     if notes:
         print()
         print("\n".join(notes))

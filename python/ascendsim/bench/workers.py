@@ -60,7 +60,7 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     import acl
     from ascendsim.cpu import describe
 
-    from . import kernels, models, runtime
+    from . import ascendc, kernels, models, runtime
 
     models.check(acl.init(), "acl.init")
     models.check(acl.rt.set_device(0), "acl.rt.set_device")
@@ -71,6 +71,8 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     notes: dict[str, str] = {}
     if kind == "runtime":
         figures = {**runtime.c_figures(groups, effort), **runtime.python_figures(groups, effort)}
+        ascendc_figures, notes = ascendc.figures(groups, effort, directory)
+        figures.update(ascendc_figures)
     elif kind == "micro":
         figures, providers = models.micro_worker(directory, groups, effort)
     elif kind == "kernels":
