@@ -28,7 +28,10 @@ from ascendcl import (
     aclrtBinaryLoadFromData,
     aclrtBinaryLoadFromFile,
     aclrtBinaryUnLoad,
+    aclrtCreateBinary,
+    aclrtFreeHost,
     aclrtLaunchKernel,
+    aclrtMallocHost,
     aclrtSynchronizeStream,
 )
 
@@ -134,3 +137,23 @@ def test_load_from_data_errors(device: int) -> None:
     assert "argument 'data' is NULL" in aclGetRecentErrMsg()
     assert aclrtBinaryLoadFromData(ctypes.addressof(data), 0, 0)[1] == ACL_ERROR_RT_PARAM_INVALID
     assert "length is 0" in aclGetRecentErrMsg()
+
+
+def test_arguments_past_their_allocation(kernel_file: Path, stream: int) -> None:
+    """Regression (the C API fuzzer crashed on it): argument bytes in device or pinned host memory must lie inside
+    their live allocation, as the copies' arguments must; they are refused, never read past the end."""
+    handle, ret = aclrtBinaryLoadFromFile(str(kernel_file), 0)
+    assert ret == 0, aclGetRecentErrMsg()
+    func, ret = aclrtBinaryGetFunction(handle, "mark_blocks")
+    assert ret == 0, aclGetRecentErrMsg()
+    out = to_device(np.zeros(16, np.int32))
+    assert aclrtLaunchKernel(func, 2, out, 1 << 40, stream) == ACL_ERROR_RT_PARAM_INVALID
+    assert "argsData" in aclGetRecentErrMsg()
+    pinned, ret = aclrtMallocHost(64)
+    assert ret == 0
+    assert aclrtCreateBinary(pinned, 65) == 0
+    assert "data" in aclGetRecentErrMsg()
+    assert aclrtBinaryLoadFromData(pinned, 1 << 30, 0)[1] == ACL_ERROR_RT_PARAM_INVALID
+    assert aclrtFreeHost(pinned) == 0
+    free_all([out])
+    assert aclrtBinaryUnLoad(handle) == 0

@@ -64,9 +64,12 @@ aclError enqueue_launch(const char* api, KernelRef kernel, uint32_t block_dim, c
   if (aclError ret = ascendc::check_launch(api, kernel.kernel, block_dim, args, args_size)) return ret;
   std::shared_ptr<Stream> stream;
   if (aclError ret = resolve_stream(stream_handle, api, &stream)) return ret;
+  // Device or pinned host arguments must lie inside their live allocation (check_region's rule); other host
+  // memory is the caller's own.
   MemoryRegion region;
-  const bool on_device = args != nullptr && locate_region(args, args_size, &region) == RegionFit::kFits &&
-                         region.is_device();
+  if (args != nullptr && args_size != 0)
+    if (aclError ret = check_region(args, args_size, ACL_ERROR_RT_PARAM_INVALID, api, "argsData", &region)) return ret;
+  const bool on_device = args != nullptr && region.is_device();
   try {
     std::vector<uint8_t> copied;
     if (!on_device && args_size != 0) copied.assign(static_cast<const uint8_t*>(args), static_cast<const uint8_t*>(args) + args_size);
@@ -79,6 +82,13 @@ aclError enqueue_launch(const char* api, KernelRef kernel, uint32_t block_dim, c
   } catch (const std::bad_alloc&) {
     return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
   }
+}
+
+// A binary image's bytes inside a device or pinned host allocation must lie inside it (check_region's rule: RC mode
+// hands the image over in device memory); other host memory is the caller's.
+aclError binary_image_problem(const char* api, const void* data, size_t length) {
+  MemoryRegion region;
+  return check_region(data, length, ACL_ERROR_RT_PARAM_INVALID, api, "data", &region);
 }
 
 // The load every aclrtBinaryLoad* form shares: into the current context, through `load` (which reads the image
@@ -106,6 +116,7 @@ aclrtBinary aclrtCreateBinary(const void* data, size_t dataLen) {
     fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateBinary: dataLen is 0");
     return nullptr;
   }
+  if (binary_image_problem(__func__, data, dataLen) != ACL_SUCCESS) return nullptr;
   try {
     return images().add(std::make_shared<BinaryImage>(BinaryImage{data, dataLen}), __func__);
   } catch (const std::bad_alloc&) {
@@ -148,6 +159,7 @@ aclError aclrtBinaryLoadFromData(const void* data, size_t length, const aclrtBin
   ASCENDSIM_CHECK_NOT_NULL(data);
   ASCENDSIM_CHECK_NOT_NULL(binHandle);
   if (length == 0) return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: length is 0 (it must be greater than 0)", __func__);
+  if (aclError ret = binary_image_problem(__func__, data, length)) return ret;
   if (aclError ret = ascendc::check_load_options(__func__, options, false)) return ret;
   return load_binary(__func__, binHandle, [&](const char* api, std::shared_ptr<LoadedBinary>* out) {
     return LoadedBinary::load(api, BinaryImage{data, length}, out);

@@ -58,7 +58,8 @@ arities = {n: arity(getattr(ascendcl, n)) for n in names}
 # fuzz loop has freed is such an address as well (the runtime no longer knows it: to C it is the program's
 # own freed memory), so raw-memory arguments take device memory live or freed, but host buffers only live.
 MEMORY_ARGS = {"aclrtMemcpy": (0, 2), "aclrtMemcpyAsync": (0, 2), "aclrtMemcpy2d": (0, 2),
-               "aclrtMemcpy2dAsync": (0, 2)}
+               "aclrtMemcpy2dAsync": (0, 2), "aclrtCreateBinary": (0,), "aclrtBinaryLoadFromData": (0, 2),
+               "aclrtBinaryLoadFromFile": (1,), "aclrtLaunchKernel": (2,)}
 CONFIG_ARGS = {"aclrtCreateStreamV2": (0,), "aclrtSetStreamConfigOpt": (0,)}
 VALUE_ARGS = {"aclrtSetStreamConfigOpt": (2,)}
 
