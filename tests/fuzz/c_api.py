@@ -58,8 +58,11 @@ arities = {n: arity(getattr(ascendcl, n)) for n in names}
 # fuzz loop has freed is such an address as well (the runtime no longer knows it: to C it is the program's
 # own freed memory), so raw-memory arguments take device memory live or freed, but host buffers only live.
 MEMORY_ARGS = {"aclrtMemcpy": (0, 2), "aclrtMemcpyAsync": (0, 2), "aclrtMemcpy2d": (0, 2),
-               "aclrtMemcpy2dAsync": (0, 2), "aclrtCreateBinary": (0,), "aclrtBinaryLoadFromData": (0, 2),
-               "aclrtBinaryLoadFromFile": (1,), "aclrtLaunchKernel": (2,)}
+               "aclrtMemcpy2dAsync": (0, 2), "aclrtCreateBinary": (0,), "aclrtBinaryLoadFromData": (0,),
+               "aclrtLaunchKernel": (2,)}
+# Structs that hold pointers (aclrtBinaryLoadOptions): NULL, since any buffer's bytes read as such a struct are
+# made-up addresses to C (tests/test_ascendc_load.py checks real options).
+NULL_ARGS = {"aclrtBinaryLoadFromFile": (1,), "aclrtBinaryLoadFromData": (2,)}
 CONFIG_ARGS = {"aclrtCreateStreamV2": (0,), "aclrtSetStreamConfigOpt": (0,)}
 VALUE_ARGS = {"aclrtSetStreamConfigOpt": (2,)}
 
@@ -111,6 +114,8 @@ def on_exception(info: int) -> None:
 def value(name: str, index: int) -> object:  # noqa: PLR0911
     if index in MEMORY_ARGS.get(name, ()):
         return rng.choice([*raw_memory(), 0])
+    if index in NULL_ARGS.get(name, ()):
+        return 0
     if index in CONFIG_ARGS.get(name, ()):
         return rng.choice(configs)
     if index in VALUE_ARGS.get(name, ()):
