@@ -43,6 +43,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "kernels/dtype_convert.h"
+#include "model/node_spec.h"
 #include "model/parallel_executor.h"
 #include "prof/profiler.h"
 #include "runtime/device.h"
@@ -258,21 +259,8 @@ struct HybridInstance {
     }
     for (CachedKernel& cached : kernels[n])
       if (cached.key == key) return cached.kernel.get();
-    kernels::NodeSpec spec;
-    spec.name = node.name;
-    spec.op_type = node.op_type;
-    spec.domain = node.domain;
-    spec.attrs = &node.attrs;
-    spec.flags = node.flags;
-    for (uint32_t id : node.inputs) {
-      kernels::TensorDesc desc;
-      if (id != kNone) desc = {plan().tensors[id].dtype, tensors[id].dims};
-      spec.inputs.push_back(std::move(desc));
-      spec.present.push_back(id != kNone);
-      spec.constant_data.push_back(id != kNone && plan().tensors[id].kind == TensorKind::Weight ? tensors[id].addr
-                                                                                               : nullptr);
-    }
-    for (uint32_t id : node.outputs) spec.outputs.push_back({plan().tensors[id].dtype, tensors[id].dims});
+    const kernels::NodeSpec spec = node_spec(
+        plan(), node, [&](uint32_t id) -> const Dims& { return tensors[id].dims; }, [&](uint32_t id) { return tensors[id].addr; });
     std::string why;
     std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(lowered.factory, spec, &why);
     if (kernel == nullptr) {

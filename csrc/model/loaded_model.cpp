@@ -37,6 +37,7 @@
 #include "kernels/dtype_convert.h"
 #include "kernels/isa.h"
 #include "model/model_trace.h"
+#include "model/node_spec.h"
 #include "prof/profiler.h"
 #include "runtime/device.h"
 
@@ -137,30 +138,6 @@ bool elided_view(const PlanDef& p, const NodeDef& node) {
   return in.kind == TensorKind::FeatureMap && o.kind == TensorKind::FeatureMap && in.offset == o.offset;
 }
 
-// What a kernel factory sees of a node: its static description, and the data of its constant inputs.
-kernels::NodeSpec node_spec(const TensorPlaces& places, const NodeDef& node) {
-  const PlanDef& p = places.plan;
-  kernels::NodeSpec spec;
-  spec.name = node.name;
-  spec.op_type = node.op_type;
-  spec.domain = node.domain;
-  spec.attrs = &node.attrs;
-  spec.flags = node.flags;
-  for (uint32_t id : node.inputs) {
-    kernels::TensorDesc desc;
-    if (id != kNone) {
-      desc.dtype = p.tensors[id].dtype;
-      desc.dims = p.tensors[id].dims;
-    }
-    spec.inputs.push_back(std::move(desc));
-    spec.present.push_back(id != kNone);
-    spec.constant_data.push_back(id != kNone && p.tensors[id].kind == TensorKind::Weight ? places.address(id)
-                                                                                         : nullptr);
-  }
-  for (uint32_t id : node.outputs) spec.outputs.push_back({p.tensors[id].dtype, p.tensors[id].dims});
-  return spec;
-}
-
 // Stage 3, nodes: one kernel per node from its factory (an elided view gets none). Counts the pointer slots
 // the kept nodes need.
 aclError build_kernels(const TensorPlaces& places, const std::string& model, const char* api, PlanInstance* inst,
@@ -181,7 +158,9 @@ aclError build_kernels(const TensorPlaces& places, const std::string& model, con
                   node.domain.c_str(), node.domain.empty() ? "" : "::", node.op_type.c_str(), node.op_type.c_str(),
                   node.domain.empty() ? "" : " of domain ", node.domain.c_str());
     std::string why;
-    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(factory, node_spec(places, node), &why);
+    const auto plan_dims = [&](uint32_t id) -> const std::vector<int64_t>& { return p.tensors[id].dims; };
+    const auto weight_data = [&](uint32_t id) { return places.address(id); };
+    std::unique_ptr<kernels::Kernel> kernel = kernels::build_kernel(factory, node_spec(p, node, plan_dims, weight_data), &why);
     if (kernel == nullptr)
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for "
                   "this node: %s", api, model.c_str(), node.name.c_str(), node.op_type.c_str(),
