@@ -142,7 +142,7 @@ struct HybridInstance {
   // and free at once); each counted as the static planner counts it, so that the peak compares with its arena.
   std::atomic<uint64_t> live_bytes{0}, peak_bytes{0};
   std::mutex error_mutex;  // steps of the parallel executor may fail at once
-  bool failed = false;
+  std::atomic<bool> failed{false};  // read by every step: no lock (set under error_mutex, before `error`)
   aclError error = ACL_SUCCESS;
   std::string message;
 
@@ -151,14 +151,11 @@ struct HybridInstance {
   void set_error(aclError code, std::string text) {
     std::lock_guard<std::mutex> lock(error_mutex);
     if (failed) return;
-    failed = true;
     error = code;
     message = std::move(text);
+    failed.store(true, std::memory_order_release);
   }
-  bool ok() {
-    std::lock_guard<std::mutex> lock(error_mutex);
-    return !failed;
-  }
+  bool ok() const { return !failed.load(std::memory_order_acquire); }
   std::string where(uint32_t n) const {
     const NodeDef& node = *model->nodes_[n].def;
     return "node '" + node.name + "' (" + node.op_type + ")";
@@ -168,13 +165,16 @@ struct HybridInstance {
     if (!ok()) return;
     const LoweredNode& lowered = model->nodes_[n];
     const NodeDef& node = *lowered.def;
-    std::vector<ShapeInput> inputs(node.inputs.size());
+    // Scratch per thread (the parallel executor runs an instance's steps on several), reused: a step allocates
+    // nothing once warm (the shape functions assign into `dims`' elements, which keep their capacity).
+    thread_local std::vector<ShapeInput> inputs;
+    thread_local std::vector<Dims> dims;
+    inputs.assign(node.inputs.size(), ShapeInput{});
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const uint32_t id = node.inputs[i];
       if (id == kNone) continue;
       inputs[i] = {true, plan().tensors[id].dtype, &tensors[id].dims, tensors[id].addr};
     }
-    std::vector<Dims> dims;
     std::string why;
     const ShapeCall call{node.attrs, inputs, node.outputs.size()};
     if (!lowered.shape_fn(call, &dims, &why)) {
@@ -198,7 +198,7 @@ struct HybridInstance {
             return;
           }
       }
-      tensors[node.outputs[o]].dims = std::move(dims[o]);
+      tensors[node.outputs[o]].dims = dims[o];  // a copy into the capacity the tensor has
     }
   }
 
@@ -256,7 +256,8 @@ struct HybridInstance {
   kernels::Kernel* kernel_for(uint32_t n) {
     const LoweredNode& lowered = model->nodes_[n];
     const NodeDef& node = *lowered.def;
-    Dims key;
+    thread_local Dims key;  // scratch, as infer_shape's
+    key.clear();
     for (uint32_t id : node.inputs) {
       if (id == kNone) {
         key.push_back(-1);
@@ -280,7 +281,7 @@ struct HybridInstance {
       return nullptr;
     }
     if (kernels[n].size() >= kKernelsPerNode) kernels[n].erase(kernels[n].begin());  // the oldest shape
-    kernels[n].push_back({std::move(key), std::move(kernel)});
+    kernels[n].push_back({key, std::move(kernel)});
     return kernels[n].back().kernel.get();
   }
 
