@@ -32,6 +32,9 @@ EVERY_ROW = {
     "concurrency.c", *(f"{model}.t{threads}" for model in MODELS for threads in (1, 2)),
     *(f"kernels.{case}.{peer}" for case in ("conv1x1.64_256_56", "conv3x3.64_64_56") for peer in ("openblas", "ort")),
     "kernels.dw3x3.32_112.ort", "kernels.matmul.attention_12_128_64.ort",
+    *(f"dynamic.chain.{face}.{peer}" for face in ("c", "py") for peer in ("per_node", "v1")),
+    *(f"dynamic.bert.s{seq}.t{threads}{static}" for seq in (16, 64, 128, 384) for threads in (1, 2)
+      for static in ("", ".static")),
 }
 
 
@@ -85,6 +88,10 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     assert "CPU: " in header and "kernel variant" in header
     assert "OPENBLAS_CORETYPE=Haswell" in header and "removed" in header
     assert "chain 1000 -> 1000" in header  # the chain was not fused
+    assert "chain_dyn 1000 -> 1000" in header
+    # The dynamic BERT's static rows carry the v2 peak feature-map memory beside the static planner's arena.
+    assert "peak feature maps of the v2 execution" in next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")[
+        "note"]
     assert "load average" in header
     if importlib.util.find_spec("matplotlib") is None:
         assert report["charts"] == [] and "matplotlib is not installed" in done.stderr

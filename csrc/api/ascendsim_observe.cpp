@@ -81,6 +81,26 @@ aclError ascendsimGetModelKernels(uint32_t modelId, char* json, size_t capacity,
   return copy_out(kernels_json(modelId, *loaded), json, capacity, length, __func__);
 }
 
+aclError ascendsimGetModelMemory(uint32_t modelId, ascendsimModelMemory* memory) {
+  ASCENDSIM_CHECK_NOT_NULL(memory);
+  const std::shared_ptr<model::LoadedModel> loaded = model::find_loaded_model(modelId);
+  if (loaded == nullptr)
+    return fail(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "%s: model id %u is not loaded", __func__, modelId);
+  *memory = {};
+  if (const model::HybridModel* hybrid = loaded->hybrid()) {
+    const model::HybridModel::MemoryPeaks peaks = hybrid->memory_peaks();
+    memory->runtime = 2;
+    memory->last_peak_bytes = peaks.last;
+    memory->max_peak_bytes = peaks.max;
+    memory->executions = peaks.executions;
+  } else {
+    memory->runtime = 1;
+    memory->planned_bytes = loaded->def()->plans[loaded->last_plan()].feature_map_size;
+    memory->last_peak_bytes = memory->max_peak_bytes = memory->planned_bytes;
+  }
+  return ACL_SUCCESS;
+}
+
 aclError ascendsimGetLeakReport(int32_t live, char* json, size_t capacity, size_t* length) {
   ASCENDSIM_CHECK_NOT_NULL(length);
   const LeakReport report = live != 0 ? collect_leaks(-1, nullptr) : last_leak_report();

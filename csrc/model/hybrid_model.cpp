@@ -22,7 +22,9 @@
 // graph (drop the kernel caches, free the weights) runs at unload. An instance (tensor states, kernel
 // caches, the Main steps' contexts) serves one execution at a time; concurrent executions take their own.
 // A repeated execution with the same shapes builds no kernel and, the allocator's blocks being cached,
-// reserves no new device memory.
+// reserves no new device memory. AllocOutputs and FreeInputs also keep the execution's count of live
+// feature-map bytes and its peak (ascendsimGetModelMemory; the NODE_TIMING report), to compare with the
+// arena the static planner gives for the same shapes.
 //
 // Observability: ASCENDSIM_NODE_TIMING=1 wraps every step of an instance in a timer (reported per node at
 // unload); with profiling on, an execution runs every step through a wrapper that records its span (named
@@ -78,6 +80,7 @@ struct TensorState {
   Dims dims;
   void* addr = nullptr;
   bool owned = false;  // allocated by AllocOutputs (returned by FreeInputs, or at the end of a failed run)
+  uint64_t counted = 0;  // owned: its bytes in the execution's live feature-map count
 };
 
 struct CachedKernel {
@@ -86,6 +89,7 @@ struct CachedKernel {
 };
 
 constexpr uint32_t kSteps = 4;  // InferShape, AllocOutputs, Launch, FreeInputs
+constexpr uint64_t kPlannerAlign = 512;  // the static planner's rounding (compiler/memory.py ALIGN, GE's MEM_ALIGN_SIZE)
 constexpr size_t kKernelsPerNode = 16;  // shapes whose kernels a node keeps (a kernel may hold packed weights)
 char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
 
@@ -134,8 +138,11 @@ struct HybridInstance {
   uintptr_t stream = 0;
   const size_t* output_sizes = nullptr;
   std::vector<size_t> allocated;  // per model output: bytes the runtime allocated for a NULL buffer, else 0
+  // Feature-map bytes live now and at most in this execution (atomics: the parallel executor's steps allocate
+  // and free at once); each counted as the static planner counts it, so that the peak compares with its arena.
+  std::atomic<uint64_t> live_bytes{0}, peak_bytes{0};
   std::mutex error_mutex;  // steps of the parallel executor may fail at once
-  bool failed = false;
+  std::atomic<bool> failed{false};  // read by every step: no lock (set under error_mutex, before `error`)
   aclError error = ACL_SUCCESS;
   std::string message;
 
@@ -144,14 +151,11 @@ struct HybridInstance {
   void set_error(aclError code, std::string text) {
     std::lock_guard<std::mutex> lock(error_mutex);
     if (failed) return;
-    failed = true;
     error = code;
     message = std::move(text);
+    failed.store(true, std::memory_order_release);
   }
-  bool ok() {
-    std::lock_guard<std::mutex> lock(error_mutex);
-    return !failed;
-  }
+  bool ok() const { return !failed.load(std::memory_order_acquire); }
   std::string where(uint32_t n) const {
     const NodeDef& node = *model->nodes_[n].def;
     return "node '" + node.name + "' (" + node.op_type + ")";
@@ -161,13 +165,16 @@ struct HybridInstance {
     if (!ok()) return;
     const LoweredNode& lowered = model->nodes_[n];
     const NodeDef& node = *lowered.def;
-    std::vector<ShapeInput> inputs(node.inputs.size());
+    // Scratch per thread (the parallel executor runs an instance's steps on several), reused: a step allocates
+    // nothing once warm (the shape functions assign into `dims`' elements, which keep their capacity).
+    thread_local std::vector<ShapeInput> inputs;
+    thread_local std::vector<Dims> dims;
+    inputs.assign(node.inputs.size(), ShapeInput{});
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const uint32_t id = node.inputs[i];
       if (id == kNone) continue;
       inputs[i] = {true, plan().tensors[id].dtype, &tensors[id].dims, tensors[id].addr};
     }
-    std::vector<Dims> dims;
     std::string why;
     const ShapeCall call{node.attrs, inputs, node.outputs.size()};
     if (!lowered.shape_fn(call, &dims, &why)) {
@@ -191,7 +198,7 @@ struct HybridInstance {
             return;
           }
       }
-      tensors[node.outputs[o]].dims = std::move(dims[o]);
+      tensors[node.outputs[o]].dims = dims[o];  // a copy into the capacity the tensor has
     }
   }
 
@@ -238,13 +245,19 @@ struct HybridInstance {
         return;
       }
       s.owned = true;
+      s.counted = (bytes + kPlannerAlign - 1) / kPlannerAlign * kPlannerAlign;
+      const uint64_t live = live_bytes.fetch_add(s.counted, std::memory_order_relaxed) + s.counted;
+      uint64_t peak = peak_bytes.load(std::memory_order_relaxed);
+      while (live > peak && !peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+      }
     }
   }
 
   kernels::Kernel* kernel_for(uint32_t n) {
     const LoweredNode& lowered = model->nodes_[n];
     const NodeDef& node = *lowered.def;
-    Dims key;
+    thread_local Dims key;  // scratch, as infer_shape's
+    key.clear();
     for (uint32_t id : node.inputs) {
       if (id == kNone) {
         key.push_back(-1);
@@ -268,7 +281,7 @@ struct HybridInstance {
       return nullptr;
     }
     if (kernels[n].size() >= kKernelsPerNode) kernels[n].erase(kernels[n].begin());  // the oldest shape
-    kernels[n].push_back({std::move(key), std::move(kernel)});
+    kernels[n].push_back({key, std::move(kernel)});
     return kernels[n].back().kernel.get();
   }
 
@@ -298,6 +311,7 @@ struct HybridInstance {
       TensorState& s = tensors[id];
       if (!s.owned) continue;
       model->device_->memory().release(s.addr, "aclmdlExecute");
+      live_bytes.fetch_sub(s.counted, std::memory_order_relaxed);
       s.owned = false;
       s.addr = nullptr;
     }
@@ -381,6 +395,9 @@ void HybridModel::report_timing() const {
   std::fprintf(stderr, "[ascendsim] model '%s' (v2, %s executor): %llu executions, %.3f ms of step time per "
                "execution in %zu nodes (%zu steps)\n", name_.c_str(), executor_name(executor_),
                static_cast<unsigned long long>(runs), total / 1e6 / runs, nodes_.size(), main_steps_);
+  const MemoryPeaks peaks = memory_peaks();
+  std::fprintf(stderr, "  peak feature-map memory: %llu bytes in the latest execution, %llu at most\n",
+               static_cast<unsigned long long>(peaks.last), static_cast<unsigned long long>(peaks.max));
   for (const auto& [ns, n] : order) {
     std::string steps;
     for (uint32_t s = 0; s < kSteps; ++s) {
@@ -580,6 +597,8 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   inst->allocated.assign(p.output_ids.size(), 0);
   inst->failed = false;
   inst->error = ACL_SUCCESS;
+  inst->live_bytes = 0;
+  inst->peak_bytes = 0;
   // Profiling: this execution runs every step through its tracing wrapper, and is one span itself.
   std::vector<TracedStep> traced;
   std::vector<ascendsim_exec_node> traced_main;
@@ -619,9 +638,17 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
       if (inst->allocated[o] != 0) outputs[o] = inst->tensors[p.output_ids[o]].addr;
     std::lock_guard<std::mutex> lock(pool_mutex_);
     last_dims_ = *output_dims;
+    peaks_.last = inst->peak_bytes.load(std::memory_order_relaxed);
+    peaks_.max = std::max(peaks_.max, peaks_.last);
+    ++peaks_.executions;
   }
   release(inst);
   return ret;
+}
+
+HybridModel::MemoryPeaks HybridModel::memory_peaks() const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  return peaks_;
 }
 
 bool HybridModel::last_output_dims(size_t index, Dims* dims) const {

@@ -63,6 +63,13 @@ class HybridModel {
   // The dims of output `index` in the latest successful execution (aclmdlGetCurOutputDims); false before one.
   bool last_output_dims(size_t index, Dims* dims) const;
 
+  // Peak feature-map memory (ascendsimGetModelMemory): the most bytes of feature maps live at once during the
+  // latest successful execution and the largest such peak since load, each feature map counted as the static
+  // planner counts it (rounded up to 512 bytes), and the number of successful executions.
+  struct MemoryPeaks {
+    uint64_t last = 0, max = 0, executions = 0;
+  };
+  MemoryPeaks memory_peaks() const;
 
   // The Init graph's and DeInit graph's work (their nodes call these).
   void init_weights();
@@ -97,8 +104,9 @@ class HybridModel {
   bool owns_weights_ = true;
   const char* api_ = "aclmdlLoad";
 
-  mutable std::mutex pool_mutex_;  // also guards last_dims_
+  mutable std::mutex pool_mutex_;  // also guards last_dims_ and peaks_
   std::vector<Dims> last_dims_;
+  MemoryPeaks peaks_;
   std::vector<std::unique_ptr<HybridInstance>> instances_;
   std::vector<HybridInstance*> idle_;
 };

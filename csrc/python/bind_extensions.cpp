@@ -33,6 +33,15 @@ struct StructOut<ascendsimSocInfo> : std::true_type {
   }
 };
 
+template <>
+struct StructOut<ascendsimModelMemory> : std::true_type {
+  static PyObject* to_python(const ascendsimModelMemory& m) {
+    return Py_BuildValue("{s:I,s:K,s:K,s:K,s:K}", "runtime", m.runtime, "planned_bytes", m.planned_bytes,
+                         "last_peak_bytes", m.last_peak_bytes, "max_peak_bytes", m.max_peak_bytes, "executions",
+                         m.executions);
+  }
+};
+
 namespace {
 
 // Runtime-internal host waits (an out-of-memory retry waiting for the device) release the GIL if this
@@ -87,6 +96,7 @@ void bind_extensions(PyObject* module) {
   bind<&ascendsimGetKernelVariants>(module, "ascendsimGetKernelVariants");
   bind<&ascendsimInjectFaults>(module, "ascendsimInjectFaults");
   bind<&ascendsimGetSocInfo>(module, "ascendsimGetSocInfo");
+  bind<&ascendsimGetModelMemory>(module, "ascendsimGetModelMemory");
   bind<&ascendsimClearFaults>(module, "ascendsimClearFaults");
 }
 

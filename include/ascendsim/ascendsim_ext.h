@@ -62,6 +62,25 @@ ACL_FUNC_VISIBILITY const char *ascendsimGetKernelVariants(void);
 ACL_FUNC_VISIBILITY aclError ascendsimGetModelKernels(uint32_t modelId, char *json, size_t capacity, size_t *length);
 
 /*
+ * Feature-map memory of loaded model `modelId` (docs/runtime.md, "Dynamic shapes: the v2 runtime").
+ * v1 (static or gear) model: runtime 1, planned_bytes the static planner's feature-map arena of the plan the latest
+ * execution ran (plan 0 before one); the peaks are planned_bytes. v2 (dynamic-shape) model: runtime 2,
+ * planned_bytes 0; last_peak_bytes the most feature-map bytes live at once in the latest successful execution,
+ * max_peak_bytes the largest since load (0 before one), each feature map rounded up to 512 bytes as the static
+ * planner counts it, so that the peak of a shape compares with the arena of a model compiled for that shape.
+ * A model that is not loaded: ACL_ERROR_GE_EXEC_MODEL_ID_INVALID.
+ */
+typedef struct ascendsimModelMemory {
+    uint32_t runtime;
+    uint64_t planned_bytes;
+    uint64_t last_peak_bytes;
+    uint64_t max_peak_bytes;
+    uint64_t executions; /* v2: successful executions since load; v1: 0 */
+} ascendsimModelMemory;
+
+ACL_FUNC_VISIBILITY aclError ascendsimGetModelMemory(uint32_t modelId, ascendsimModelMemory *memory);
+
+/*
  * Observability (docs/observability.md). Both write JSON text into `json` (capacity bytes, NUL included) and
  * the text's length (without the NUL) into *length; capacity 0 only sets *length. A too small buffer:
  * ACL_ERROR_INVALID_PARAM.

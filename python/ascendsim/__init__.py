@@ -18,7 +18,7 @@ from .profiling import load_trace, profile_summary
 __all__ = [
     "ascendc", "clear_faults", "compile", "empty_cache", "format_leak_report", "format_memory_snapshot", "get_include",
     "get_library_dir", "inject_fault", "inject_faults", "injected_faults", "kernel_variant", "kernel_variants",
-    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "model_kernels", "op_cache_stats",
+    "leak_report", "load_trace", "memory_snapshot", "memory_stats", "model_kernels", "model_memory", "op_cache_stats",
     "profile_summary", "reset_peak_memory_stats", "save_memory_snapshot", "toolkit_root",
 ]
 
@@ -58,6 +58,16 @@ def memory_stats(device_id: int) -> dict[str, int]:
     if ret != 0:
         raise RuntimeError(_core.aclGetRecentErrMsg() or f"memory_stats failed with {ret}")
     return stats
+
+
+def model_memory(model_id: int) -> dict[str, int]:
+    """Feature-map memory of a loaded model: {"runtime": 1 or 2, "planned_bytes" (v1: the static arena),
+    "last_peak_bytes", "max_peak_bytes" (v2: the most feature-map bytes live at once in the latest execution and
+    since load, each rounded to 512 bytes as the static planner counts them), "executions"}."""
+    memory, ret = _core.ascendsimGetModelMemory(model_id)
+    if ret != 0:
+        raise RuntimeError(_core.aclGetRecentErrMsg() or f"model_memory failed with {ret}")
+    return memory
 
 
 def reset_peak_memory_stats(device_id: int) -> None:

@@ -12,23 +12,7 @@ from onnx import TensorProto, helper
 
 from ascendsim.models._writer import GraphWriter
 from ascendsim.models.bert import bert_base_encoder
-
-
-def symbolic(model: onnx.ModelProto, dims: dict[str, Sequence[int | str]]) -> onnx.ModelProto:
-    """`model` with the named inputs/outputs' dims replaced (a str is a dim_param: dynamic)."""
-    for vi in list(model.graph.input) + list(model.graph.output):
-        if vi.name not in dims:
-            continue
-        shape = vi.type.tensor_type.shape
-        del shape.dim[:]
-        for d in dims[vi.name]:
-            dim = shape.dim.add()
-            if isinstance(d, str):
-                dim.dim_param = d
-            else:
-                dim.dim_value = d
-    del model.graph.value_info[:]
-    return model
+from ascendsim.models.symbolic import symbolic
 
 
 def tiny_bert(layers: int = 1) -> onnx.ModelProto:

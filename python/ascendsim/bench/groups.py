@@ -9,4 +9,6 @@ MICRO = ("overhead", "chain", SINK, "concurrency")  # models.py, in the micro wo
 MODELS = ("resnet50", "mobilenet_v2", "bert_base", "efficientnet_b0", "shufflenet_v1", "densenet121", "convnext_tiny",
           "vit_b16")
 KERNELS = ("kernels",)  # kernels.py, in the micro worker (one thread)
-ALL = (*RUNTIME, *ASCENDC, *MICRO, *KERNELS, *MODELS)
+# models.py, the v2 runtime: its chain rows in the micro worker, its BERT rows in the models workers
+DYNAMIC = "dynamic"
+ALL = (*RUNTIME, *ASCENDC, *MICRO, *KERNELS, *MODELS, DYNAMIC)

@@ -1,7 +1,8 @@
 /* aclmdlExecute from C, as a user's inference loop calls it:
  *   model_bench LABEL MODEL.om ITERATIONS [LABEL MODEL.om ITERATIONS ...]
  * loads each model, gives it device input/output buffers of the sizes its description states (inputs
- * zero-filled), and times aclmdlExecute with measure.h, printing {"name": "c.execute.LABEL", ...}.
+ * zero-filled; a dynamic-shape model's -1 dims run at 1, see make_dataset), and times aclmdlExecute with
+ * measure.h, printing {"name": "c.execute.LABEL", ...}.
  * The label `streams` measures concurrency instead: two loaded copies of the model, each iteration running
  * two aclmdlExecuteAsync on one stream (c.streams.one) or one on each of two streams (c.streams.two), then
  * synchronizing. The label `sink:N` (MODEL: a directory holding sink.om, a chain of N Adds of [1,4] floats,
@@ -21,19 +22,45 @@ typedef struct {
   aclmdlDataset* outputs;
 } Loaded;
 
-/* A dataset of zero-filled device buffers, one per model input (or output). */
+/* The size of input `index`. A dynamic one (-1 dims) runs with those dims at 1: *real is then its description
+ * with those dims (the caller sets it on the dataset and destroys it), else NULL. */
+static size_t input_size(aclmdlDesc* desc, size_t index, aclTensorDesc** real) {
+  aclmdlIODims dims;
+  aclDataType type = aclmdlGetInputDataType(desc, index);
+  size_t size = aclDataTypeSize(type), d;
+  int dynamic = 0;
+  *real = NULL;
+  if (aclmdlGetInputDims(desc, index, &dims) != ACL_SUCCESS) return 0;
+  for (d = 0; d < dims.dimCount; ++d) {
+    if (dims.dims[d] < 0) {
+      dims.dims[d] = 1;
+      dynamic = 1;
+    }
+    size *= (size_t)dims.dims[d];
+  }
+  if (!dynamic) return aclmdlGetInputSizeByIndex(desc, index);
+  *real = aclCreateTensorDesc(type, (int)dims.dimCount, dims.dims, ACL_FORMAT_ND);
+  return size;
+}
+
+/* A dataset of zero-filled device buffers, one per model input (or output). An output whose size the model
+ * does not fix (0: dynamic) gets UNKNOWN_OUTPUT bytes, enough for the suite's dynamic models at dims 1. */
+#define UNKNOWN_OUTPUT 65536
 static aclmdlDataset* make_dataset(aclmdlDesc* desc, int inputs) {
   aclmdlDataset* dataset = aclmdlCreateDataset();
   size_t count = inputs ? aclmdlGetNumInputs(desc) : aclmdlGetNumOutputs(desc);
   size_t i;
   for (i = 0; i < count; ++i) {
-    size_t size = inputs ? aclmdlGetInputSizeByIndex(desc, i)
-                         : aclmdlGetOutputSizeByIndex(desc, i);
+    aclTensorDesc* real = NULL;
+    size_t size = inputs ? input_size(desc, i, &real) : aclmdlGetOutputSizeByIndex(desc, i);
     void* device = NULL;
+    if (!inputs && size == 0) size = UNKNOWN_OUTPUT;
     if (aclrtMalloc(&device, size ? size : 1, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
         aclrtMemset(device, size ? size : 1, 0, size ? size : 1) != ACL_SUCCESS ||
-        aclmdlAddDatasetBuffer(dataset, aclCreateDataBuffer(device, size)) != ACL_SUCCESS)
+        aclmdlAddDatasetBuffer(dataset, aclCreateDataBuffer(device, size)) != ACL_SUCCESS ||
+        (real != NULL && aclmdlSetDatasetTensorDesc(dataset, real, i) != ACL_SUCCESS)) /* copied into it */
       return NULL;
+    if (real != NULL) aclDestroyTensorDesc(real);
   }
   return dataset;
 }

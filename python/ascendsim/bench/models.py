@@ -25,7 +25,16 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
   ASCENDSIM_NUM_THREADS=N (compiled with every pass, precision_mode force_fp32) vs ORT with
   intra_op_num_threads=N, inter_op_num_threads=1, ORT_SEQUENTIAL, default graph optimisations, both from Python
   with inputs and outputs bound in advance. Goal of issue 11: <= 1.0x ORT's time.
-The overhead, chain and concurrency rows run with one thread per execution (ASCENDSIM_NUM_THREADS=1, intra_op 1).
+- dynamic: the v2 (dynamic-shape) runtime. dynamic.bert.sL.tN: a BERT-base encoder (the bert_base builder)
+  compiled once with a dynamic sequence axis ("input_ids:1,-1;...") and run at L = 16, 64, 128, 384 (its inputs'
+  descriptions set to [1, L]) vs ORT on the same ONNX with the same dynamic axes (goal <= 1.0x) and, in the
+  .static rows, vs ascendsim's static model compiled for [1, L] (goal: the dynamic path costs <= 5 % more); their
+  note is the v2 execution's peak feature-map memory (ascendsim.model_memory) beside the static planner's arena.
+  dynamic.chain.{c,py}: the chain rows' formula on the same chain compiled with a dynamic batch axis ("x:-1,4",
+  run at 1): the v2 Main loop's cost per node (infer-shape, alloc, launch, free) vs ORT's per node on that
+  dynamic ONNX (goal <= 0.25x) and vs the v1 sink loop's per node (the chain rows' figure, same run).
+The overhead, chain and concurrency rows and dynamic.chain run with one thread per execution (ASCENDSIM_NUM_THREADS=1,
+intra_op 1).
 
 Within each repeat ours and ORT take turns, so both see the same machine, and on the model rows each turn starts
 after a 0.25 s pause, so that the other side's spinning threads (OpenBLAS's workers spin about 0.1 s after a GEMM;
@@ -49,6 +58,7 @@ from onnx import TensorProto, helper, numpy_helper
 import acl
 import ascendsim
 from ascendcl import ACL_FLOAT, ACL_FORMAT_ND, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
+from ascendsim.compiler.ir import DType
 from ascendsim.compiler.om_reader import read_om
 from ascendsim.compiler.singleop import compile_single_ops
 from ascendsim.models import (
@@ -59,6 +69,7 @@ from ascendsim.models import (
     mobilenet_v2,
     resnet50,
     shufflenet_v1,
+    symbolic,
     vit_b16,
 )
 
@@ -74,15 +85,20 @@ SINK_GOAL = 0.1  # issue 5: sink mode at least 10x faster than host dispatch on 
 OVERHEAD_GOAL_NS = 1000.0
 NODE_GOAL_NS = 20.0
 MODEL_GOAL = 1.0
+DYNAMIC_SEQS = (16, 64, 128, 384)
+DYNAMIC_STATIC_GOAL = 1.05  # issue 15: the dynamic path costs <= 5 % more than the static model of that shape
+V2_NODE_GOAL = 0.25  # issue 15: the v2 Main loop's per-node cost <= 0.25x onnxruntime's
+BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 # ---------------------------------------------------------------- models (built and compiled by the parent)
 
-def add_chain(length: int) -> onnx.ModelProto:
-    """y = (((x + c) + c) ... + c), `length` Adds of [1,4] float tensors; c is not 0, so no pass removes them."""
+def add_chain(length: int, batch: int | str = 1) -> onnx.ModelProto:
+    """y = (((x + c) + c) ... + c), `length` Adds of [batch,4] float tensors (a str: a dynamic axis) and c [1,4];
+    c is not 0, so no pass removes them."""
     names = ["x", *(f"a{i}" for i in range(1, length)), "y"]
     nodes = [helper.make_node("Add", [names[i], "c"], [names[i + 1]], name=f"add{i}") for i in range(length)]
-    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 4]) for name in ("x", "y"))
+    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [batch, 4]) for name in ("x", "y"))
     constant = numpy_helper.from_array(np.full((1, 4), 0.5, np.float32), "c")
     graph = helper.make_graph(nodes, f"add_chain_{length}", [x], [y], [constant])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -98,12 +114,25 @@ def matmul_chain(rows: int, width: int, length: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def bert_builder(quick: bool) -> Callable[[int], onnx.ModelProto]:
+    """The bert_base row's encoder at a sequence length (--quick: the tests' tiny size)."""
+    if quick:
+        return lambda seq: bert_base_encoder(seq=seq, layers=1, hidden=32, heads=4, intermediate=64, vocab=50)
+    return lambda seq: bert_base_encoder(seq=seq)
+
+
+def dynamic_bert(quick: bool) -> onnx.ModelProto:
+    """The encoder with a dynamic sequence axis on its inputs and output (batch 1)."""
+    model = bert_builder(quick)(max(DYNAMIC_SEQS))
+    hidden = model.graph.output[0].type.tensor_type.shape.dim[2].dim_value
+    return symbolic(model, {**{name: [1, "seq"] for name in BERT_INPUTS}, "last_hidden_state": [1, "seq", hidden]})
+
+
 def model_builders(quick: bool) -> dict[str, Callable[[], onnx.ModelProto]]:
     if quick:  # the sizes of tests/model/test_whole_models.py and tests/compiler/test_models_zoo.py
         return {"resnet50": lambda: resnet50(image=32, layers=(1, 1, 1, 1), width=8, num_classes=10),
                 "mobilenet_v2": lambda: mobilenet_v2(image=32, width=0.25, num_classes=10),
-                "bert_base": lambda: bert_base_encoder(seq=16, layers=1, hidden=32, heads=4, intermediate=64,
-                                                       vocab=50),
+                "bert_base": lambda: bert_builder(True)(16),
                 "efficientnet_b0": lambda: efficientnet_b0(image=32, width=0.25, depth=0.25, num_classes=10),
                 "shufflenet_v1": lambda: shufflenet_v1(image=32, stages=(1, 2, 1), channels=(12, 60, 120, 240),
                                                        num_classes=10),
@@ -112,52 +141,62 @@ def model_builders(quick: bool) -> dict[str, Callable[[], onnx.ModelProto]]:
                 "convnext_tiny": lambda: convnext_tiny(image=32, depths=(1, 1, 2, 1), dims=(8, 16, 24, 32),
                                                        num_classes=10),
                 "vit_b16": lambda: vit_b16(image=32, layers=1, hidden=32, heads=4, mlp=64, patch=8, num_classes=10)}
-    return {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2, "bert_base": lambda: bert_base_encoder(seq=128),
+    return {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2, "bert_base": lambda: bert_builder(False)(128),
             "efficientnet_b0": efficientnet_b0, "shufflenet_v1": shufflenet_v1, "densenet121": densenet121,
             "convnext_tiny": convnext_tiny, "vit_b16": vit_b16}
 
 
 def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[str, Any]:
     """Writes NAME.onnx and NAME.om for every model the groups need; returns facts about them."""
-    wanted: dict[str, tuple[Callable[[], onnx.ModelProto], tuple[str, ...]]] = {}
-    if set(groups) & {"overhead", "chain"}:
-        wanted["one"] = (lambda: add_chain(1), ("elementwise_fusion",))
-    if "chain" in groups:
-        wanted["chain"] = (lambda: add_chain(CHAIN), ("elementwise_fusion",))
+    # name: (builder, disabled passes, atc's input_shape for a dynamic-shape model)
+    wanted: dict[str, tuple[Callable[[], onnx.ModelProto], tuple[str, ...], str | None]] = {}
+    unfused = ("elementwise_fusion",)
+    if set(groups) & {"overhead", "chain", "dynamic"}:
+        wanted["one"] = (lambda: add_chain(1), unfused, None)
+    if set(groups) & {"chain", "dynamic"}:
+        wanted["chain"] = (lambda: add_chain(CHAIN), unfused, None)
+    if "dynamic" in groups:
+        wanted["one_dyn"] = (lambda: add_chain(1, "batch"), unfused, "x:-1,4")
+        wanted["chain_dyn"] = (lambda: add_chain(CHAIN, "batch"), unfused, "x:-1,4")
+        wanted["bert_dyn"] = (lambda: dynamic_bert(quick), (), ";".join(f"{name}:1,-1" for name in BERT_INPUTS))
+        wanted.update({f"bert_s{seq}": (lambda seq=seq: bert_builder(quick)(seq), (), None) for seq in DYNAMIC_SEQS})
     if "sink" in groups:
-        wanted["sink"] = (lambda: add_chain(SINK_OPS), ("elementwise_fusion",))
+        wanted["sink"] = (lambda: add_chain(SINK_OPS), unfused, None)
         add = {"format": "ND", "shape": [1, 4], "type": "float32"}
         spec = directory / "sink_ops.json"
         spec.write_text(json.dumps([{"op": "Add", "input_desc": [add, add], "output_desc": [add]}]))
         (directory / "sink_ops").mkdir()
         compile_single_ops(str(spec), str(directory / "sink_ops"), SOC)
     if "concurrency" in groups:
-        wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), ())
+        wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), (),
+                             None)
     builders = model_builders(quick)
-    wanted.update({name: (builders[name], ()) for name in MODELS if name in groups})
+    wanted.update({name: (builders[name], (), None) for name in MODELS if name in groups})
     facts: dict[str, Any] = {}
-    for name, (build, disabled) in wanted.items():
+    for name, (build, disabled, input_shape) in wanted.items():
         model = build()
         onnx.save(model, str(directory / f"{name}.onnx"))
         ascendsim.compile(model, directory / name, soc_version=SOC, precision_mode="force_fp32",
-                          disabled_passes=disabled)
+                          disabled_passes=disabled, input_shape=input_shape)
         nodes = read_om(directory / f"{name}.om").plans[0]["nodes"]
         facts[name] = {"onnx_nodes": len(model.graph.node), "om_nodes": len(nodes)}
-    if "chain" in facts and facts["chain"]["om_nodes"] != CHAIN:
-        raise SystemExit(f"ascendsim bench: the Add chain compiled to {facts['chain']['om_nodes']} nodes, not {CHAIN}: "
-                         "a pass fused it; the per-node figure would be wrong")
+    for chain in ("chain", "chain_dyn"):
+        if chain in facts and facts[chain]["om_nodes"] != CHAIN:
+            raise SystemExit(f"ascendsim bench: the Add chain compiled to {facts[chain]['om_nodes']} nodes, not "
+                             f"{CHAIN}: a pass fused it; the per-node figure would be wrong")
     return facts
 
 
 # ---------------------------------------------------------------- worker side (runs in a clean environment)
 
-def random_feeds(onnx_path: Path) -> dict[str, np.ndarray]:
-    """Random float inputs; integer inputs (token ids, masks, types) are 0 or 1, valid for every model here."""
+def random_feeds(onnx_path: Path, dynamic: int = 1) -> dict[str, np.ndarray]:
+    """Random float inputs; integer inputs (token ids, masks, types) are 0 or 1, valid for every model here. A
+    dynamic dim (a dim_param) is `dynamic`."""
     rng = np.random.default_rng(0)
     feeds = {}
     for value in onnx.load(str(onnx_path), load_external_data=False).graph.input:
         kind = value.type.tensor_type
-        shape = [d.dim_value for d in kind.shape.dim]
+        shape = [d.dim_value if d.HasField("dim_value") else dynamic for d in kind.shape.dim]
         dtype = helper.tensor_dtype_to_np_dtype(kind.elem_type)
         feeds[value.name] = (rng.standard_normal(shape).astype(dtype) if np.issubdtype(dtype, np.floating)
                              else rng.integers(0, 2, shape).astype(dtype))
@@ -171,17 +210,25 @@ def check(ret: int, what: str) -> None:
 
 class Ours:
     """A loaded .om with device datasets, as a pyACL program prepares them: inputs copied in once, outputs
-    sized by the model description."""
+    sized by the model description. A dynamic-shape model's inputs get descriptions of the feeds' dims, and its
+    outputs of unknown size (0) the bytes of `output_bytes` (the outputs ORT gave for the feeds)."""
 
-    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray]) -> None:
+    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray], output_bytes: Sequence[int] = ()) -> None:
         self.model_id, ret = acl.mdl.load_from_file(str(om_path))
         check(ret, f"load {om_path}")
         desc = acl.mdl.create_desc()
         check(acl.mdl.get_desc(desc, self.model_id), "get_desc")
-        outputs = [acl.mdl.get_output_size_by_index(desc, i) for i in range(acl.mdl.get_num_outputs(desc))]
+        outputs = [acl.mdl.get_output_size_by_index(desc, i) or output_bytes[i]
+                   for i in range(acl.mdl.get_num_outputs(desc))]
+        dynamic = [any(d < 0 for d in acl.mdl.get_input_dims(desc, i)[0]["dims"]) for i in range(len(feeds))]
         acl.mdl.destroy_desc(desc)
         self.device: list[int] = []
         self.inputs = self._dataset([(a.nbytes, a.ctypes.data) for a in feeds.values()])
+        for i, array in enumerate(feeds.values()):
+            if dynamic[i]:
+                real = acl.create_tensor_desc(int(DType.of_numpy(array.dtype)), list(array.shape), ACL_FORMAT_ND)
+                check(acl.mdl.set_dataset_tensor_desc(self.inputs, real, i)[1], "set_dataset_tensor_desc")
+                acl.destroy_tensor_desc(real)  # the dataset holds a copy
         self.outputs = self._dataset([(size, 0) for size in outputs])
         check(acl.mdl.execute(self.model_id, self.inputs, self.outputs), "execute")
 
@@ -222,7 +269,9 @@ class Peer:
         self.binding = self.session.io_binding()
         for name, array in feeds.items():
             self.binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(array))
-        for output, result in zip(self.session.get_outputs(), self.session.run(None, feeds)):
+        results = self.session.run(None, feeds)
+        self.output_bytes = [np.asarray(result).nbytes for result in results]
+        for output, result in zip(self.session.get_outputs(), results):
             self.binding.bind_ortvalue_output(output.name, ort.OrtValue.ortvalue_from_numpy(np.empty_like(result)))
 
 
@@ -279,12 +328,14 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
     figures: dict[str, Figure] = {}
     c_args: list[str] = []
     providers: list[str] = []
-    dispatch = ["one", "chain"] if "chain" in groups else ["one"] if "overhead" in groups else []
+    dispatch = ["one", "chain"] if set(groups) & {"chain", "dynamic"} else ["one"] if "overhead" in groups else []
+    dispatch += ["one_dyn", "chain_dyn"] if "dynamic" in groups else []
     for name in dispatch:
         path = directory / f"{name}.onnx"
         feeds = random_feeds(path)
-        ours, peer = Ours(directory / f"{name}.om", feeds), Peer(path, feeds, 1, optimise=False)
-        iterations = effort.overhead_iterations if name == "one" else effort.chain_iterations
+        peer = Peer(path, feeds, 1, optimise=False)
+        ours = Ours(directory / f"{name}.om", feeds, peer.output_bytes)
+        iterations = effort.overhead_iterations if name.startswith("one") else effort.chain_iterations
         figures.update(common.measure({f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN,
                                        f"py.ort_iobinding.{name}": ORT_IOBINDING},
                                       iterations, statements(ours, peer), effort.repeats))
@@ -306,25 +357,43 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
 
 
 def model_worker(directory: Path, groups: Sequence[str], threads: int,
-                 effort: Effort) -> tuple[dict[str, Figure], list[str]]:
+                 effort: Effort) -> tuple[dict[str, Figure], list[str], dict[str, str]]:
     """Latency of each model at this process's thread count, ours and ORT taking turns; the iterations per
-    repeat are set so that a repeat takes about effort.model_seconds."""
+    repeat are set so that a repeat takes about effort.model_seconds. The dynamic group: the dynamic BERT at
+    each length beside ORT and beside our static model of that length, with the memory notes."""
     figures: dict[str, Figure] = {}
+    notes: dict[str, str] = {}
     providers: list[str] = []
-    for name in (g for g in MODELS if g in groups):
+    runs = [(name, name, None) for name in MODELS if name in groups]
+    runs += [(f"bert_dyn.s{seq}", "bert_dyn", seq) for seq in DYNAMIC_SEQS] if "dynamic" in groups else []
+    for label, name, seq in runs:
         path = directory / f"{name}.onnx"
-        feeds = random_feeds(path)
-        ours, peer = Ours(directory / f"{name}.om", feeds), Peer(path, feeds, threads, optimise=True)
+        feeds = random_feeds(path, seq or 1)
+        peer = Peer(path, feeds, threads, optimise=True)
+        ours = Ours(directory / f"{name}.om", feeds, peer.output_bytes)
+        timed = {f"py.execute.{label}.t{threads}": OURS, f"py.ort_iobinding.{label}.t{threads}": ORT_IOBINDING}
+        namespace = statements(ours, peer)
+        static = None
+        if seq is not None:  # our static model of this length, its peer in the .static row
+            static = Ours(directory / f"bert_s{seq}.om", feeds)
+            timed[f"py.execute.bert_s{seq}.t{threads}"] = "execute(static_id, static_inputs, static_outputs)"
+            namespace.update({"static_id": static.model_id, "static_inputs": static.inputs,
+                              "static_outputs": static.outputs})
+            peak, planned = (ascendsim.model_memory(model)["max_peak_bytes"] for model in (ours.model_id,
+                                                                                           static.model_id))
+            notes[f"memory.{label}"] = (f"peak feature maps of the v2 execution {peak / 2**20:.2f} MiB "
+                                        f"(ascendsim.model_memory), static plan {planned / 2**20:.2f} MiB "
+                                        f"({peak / planned:.2f}x)")
         start = time.perf_counter()
         check(acl.mdl.execute(ours.model_id, ours.inputs, ours.outputs), "execute")
         peer.session.run_with_iobinding(peer.binding)
         iterations = max(1, round(effort.model_seconds / (time.perf_counter() - start)))
-        figures.update(common.measure({f"py.execute.{name}.t{threads}": OURS,
-                                       f"py.ort_iobinding.{name}.t{threads}": ORT_IOBINDING},
-                                      iterations, statements(ours, peer), effort.repeats, effort.pause))
+        figures.update(common.measure(timed, iterations, namespace, effort.repeats, effort.pause))
         providers = peer.session.get_providers()
         ours.close()
-    return figures, providers
+        if static is not None:
+            static.close()
+    return figures, providers, notes
 
 
 def per_node(chain: Figure, one: Figure) -> Figure:
@@ -338,7 +407,31 @@ def scaled(figure: Figure, count: int) -> Figure:
     return {key: value / count for key, value in figure.items()}
 
 
-def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
+def dynamic_rows(figures: dict[str, Any], notes: dict[str, str]) -> list[Row]:
+    """The dynamic group's rows (see the module's text)."""
+    out: list[Row] = []
+    ort_node = per_node(figures["py.ort_iobinding.chain_dyn"], figures["py.ort_iobinding.one_dyn"])
+    for face in ("c", "py"):
+        v2 = per_node(figures[f"{face}.execute.chain_dyn"], figures[f"{face}.execute.one_dyn"])
+        out.append(make_row(f"dynamic.chain.{face}.per_node", f"v2 Main loop per node, dynamic {CHAIN}-Add chain ({face})",
+                            v2, "ORT per node, same dynamic axes", ort_node, goal_ratio=V2_NODE_GOAL))
+        out.append(make_row(f"dynamic.chain.{face}.v1", f"  the same ({face})", v2, "v1 sink loop per node (chain row)",
+                            per_node(figures[f"{face}.execute.chain"], figures[f"{face}.execute.one"])))
+    for seq in DYNAMIC_SEQS:
+        for threads in THREADS:
+            dynamic = figures[f"py.execute.bert_dyn.s{seq}.t{threads}"]
+            out.append(make_row(f"dynamic.bert.s{seq}.t{threads}", f"bert_base dynamic model, seq {seq}, {threads}t",
+                                dynamic, f"ORT IOBinding, dynamic axes, intra_op {threads}",
+                                figures[f"py.ort_iobinding.bert_dyn.s{seq}.t{threads}"], threads=threads,
+                                goal_ratio=MODEL_GOAL))
+            out.append(make_row(f"dynamic.bert.s{seq}.t{threads}.static", f"  the same vs own static model, {threads}t",
+                                dynamic, f"ascendsim static model, seq {seq}",
+                                figures[f"py.execute.bert_s{seq}.t{threads}"], threads=threads,
+                                goal_ratio=DYNAMIC_STATIC_GOAL, note=notes.get(f"memory.bert_dyn.s{seq}", "")))
+    return out
+
+
+def rows(figures: dict[str, Any], groups: Sequence[str], notes: dict[str, str]) -> list[Row]:
     """Every row: what, ours, the peer and the goal (a time ratio limit or an absolute ns limit)."""
     out: list[Row] = []
     if "overhead" in groups:
@@ -375,6 +468,8 @@ def rows(figures: dict[str, Any], groups: Sequence[str]) -> list[Row]:
                                 figures[f"py.execute.{name}.t{threads}"], f"ORT IOBinding, intra_op {threads}",
                                 figures[f"py.ort_iobinding.{name}.t{threads}"], threads=threads,
                                 goal_ratio=MODEL_GOAL))
+    if "dynamic" in groups:
+        out += dynamic_rows(figures, notes)
     return out
 
 

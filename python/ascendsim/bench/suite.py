@@ -16,7 +16,7 @@ from typing import Any
 from . import ascendc, kernels, models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
-from .groups import ASCENDC, KERNELS, MICRO, MODELS, RUNTIME
+from .groups import ASCENDC, DYNAMIC, KERNELS, MICRO, MODELS, RUNTIME
 
 
 def matches(name: str, term: str) -> bool:
@@ -74,9 +74,9 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
     """Measures the groups; returns the header, workers, rows (all of the groups' rows) and raw figures."""
     machine_blas = workers.openblas_info() if any(k in os.environ for k in workers.BLAS_VARIABLES) else None
     runs = ([("runtime", 1)] if set(groups) & {*RUNTIME, *ASCENDC} else []) + \
-        ([("micro", 1)] if set(groups) & set(MICRO) else []) + \
+        ([("micro", 1)] if set(groups) & {*MICRO, DYNAMIC} else []) + \
         ([("kernels", 1)] if set(groups) & set(KERNELS) else []) + \
-        ([("models", t) for t in models.THREADS] if set(groups) & set(MODELS) else [])
+        ([("models", t) for t in models.THREADS] if set(groups) & {*MODELS, DYNAMIC} else [])
     progress = Progress(len(runs) + 1, show_progress)  # the runs and compiling the models
     figures: dict[str, Figure] = {}
     notes: dict[str, str] = {}
@@ -98,7 +98,7 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
     load.append(os.getloadavg())
     effort = QUICK if quick else FULL
     effort_rows = runtime.rows(figures, groups, effort) + ascendc.rows(figures, notes, effort) + \
-        models.rows(figures, groups)
+        models.rows(figures, groups, notes)
     if set(groups) & set(KERNELS):
         effort_rows += kernels.rows(figures, notes, quick)
     skipped = {key.removeprefix("skipped."): text for key, text in notes.items() if key.startswith("skipped.")}

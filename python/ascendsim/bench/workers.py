@@ -79,7 +79,7 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
         figures, notes = kernels.worker(directory, quick, effort)
         providers = ["CPUExecutionProvider"]
     else:
-        figures, providers = models.model_worker(directory, groups, threads, effort)
+        figures, providers, notes = models.model_worker(directory, groups, threads, effort)
     environment = {"cpu": describe(), "openblas": openblas_info(), "ort_version": ort.__version__,
                    "ort_providers": providers,
                    "ASCENDSIM_NUM_THREADS": threads,
