@@ -4,8 +4,6 @@ GlobalAveragePool, Flatten, Gemm)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
