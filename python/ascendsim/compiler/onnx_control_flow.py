@@ -11,7 +11,9 @@ and the same outer value an extra input of the control-flow node, in the same or
 op's subgraph the same way: the parent node's inputs feed the subgraph's Data nodes). The attribute
 `captured` counts those trailing inputs.
 
-If:   inputs [cond, captured...]; both branches take the same captured list (a value only one branch reads is
+If:   a condition known at compile time (constant, or folded from constants and static shapes, as a function
+      body's shape tests are) inlines the branch it picks: no subgraph, the model stays static. Otherwise
+      inputs [cond, captured...]; both branches take the same captured list (a value only one branch reads is
       an unused input of the other); output i has the branches' dtype and the dims the branches agree on
       (others unknown: the taken branch decides them at run time).
 Loop: inputs [M, cond, v_initial..., captured...]; the body's inputs [iter_num, cond, v..., captured...] with
@@ -23,7 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import onnx
+from onnx import helper
 
 from .errors import CompileError, node_error
 from .ir import DType, Shape, Value
@@ -71,6 +75,14 @@ def _import_if(importer: _Importer, proto: onnx.NodeProto, name: str, graphs: di
     cond = importer._input(proto.input[0], name, "If") if proto.input else None
     if cond is None:
         raise node_error(name, "If", "input 'cond' is missing")
+    if not cond.is_constant and cond.producer is not None:  # computed from constants and static shapes?
+        from .passes.constant_folding import constant_folding
+        from .passes.report import PassStats
+
+        constant_folding(importer.graph, PassStats())  # (what the pass does later anyway; names are kept)
+    if cond.is_constant:  # known at compile time (e.g. a shape test in a function body): the branch inlined
+        _inline_branch(importer, proto, name, graphs, bool(np.asarray(cond.data).reshape(-1)[0]))
+        return
     branches = []
     for attr in ("then_branch", "else_branch"):
         child = _subgraph(importer, graphs.get(attr), name, "If", attr)
@@ -93,6 +105,26 @@ def _import_if(importer: _Importer, proto: onnx.NodeProto, name: str, graphs: di
             raise node_error(name, "If", f"output {i}: then_branch gives {a.dtype.name if a.dtype else '?'}, "
                              f"else_branch {b.dtype.name if b.dtype else '?'}")
         value.dtype, value.shape = a.dtype, _merge(a.shape, b.shape, f"{name}_out{i}")
+
+
+def _inline_branch(importer: _Importer, proto: onnx.NodeProto, name: str, graphs: dict[str, onnx.GraphProto],
+                   cond: bool) -> None:
+    """The branch a constant condition picks, imported into the enclosing graph (its names cannot clash: ONNX
+    names are unique across a graph and its subgraphs); an Identity per output gives the If's output names."""
+    attr = "then_branch" if cond else "else_branch"
+    branch = graphs.get(attr)
+    if branch is None:
+        raise node_error(name, "If", f"attribute {attr!r} (a subgraph) is missing")
+    for tensor in branch.initializer:
+        importer._constant(tensor.name, onnx.numpy_helper.to_array(tensor), f"initializer {tensor.name!r}",
+                           tensor.data_type)
+    for index, node in enumerate(branch.node):
+        importer._node(node, index)
+    if len(branch.output) != len(proto.output):
+        raise node_error(name, "If", f"has {len(proto.output)} outputs; its {attr} has {len(branch.output)}")
+    for out, target in zip(branch.output, proto.output):
+        if target:
+            importer._node(helper.make_node("Identity", [out.name], [target], name=f"{name}/{target}"), 0)
 
 
 def _bind_captured(branches: list[_Importer]) -> list[Value]:
