@@ -16,6 +16,12 @@
 // node order are a topological order, so the same array is run by the sequential executor (the v1 C loop,
 // in order), the topological executor (ready queue by dependency counts) or the multi-threaded one.
 //
+// Control flow (If / Loop, format 1.5): every subgraph of the model is lowered the same way into a graph of
+// its own. The InferShape step of a control-flow node runs its subgraph(s) in a child instance that belongs
+// to the node's instance, on the same executor kind (model/control_flow.cpp has the ONNX semantics); the
+// subgraph's outputs are allocated per run, AllocOutputs adopts them as the node's feature maps and Launch
+// copies those that are model outputs into the user's buffers.
+//
 // Lifecycle: the Init graph (the weights into device memory: allocated, or the user's weight memory of
 // aclmdlLoadFrom*WithMem; a dynamic-shape model needs no work memory) runs at load and is then
 // dropped; every execution binds the inputs, outputs and stream into an instance and runs Main; the DeInit

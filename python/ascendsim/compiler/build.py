@@ -133,12 +133,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
         gear_shape = gear_shapes(shapes, kind, gear) if gear else shapes
         with clock("import"):
             graph = _import(model, gear_shape)
-        if graph.subgraphs:  # control flow: output shapes may follow the data, so the v2 runtime (as GE)
-            if gears:
-                raise CompileError("the model has control flow (If/Loop), which runs on the dynamic-shape runtime; "
-                                   "it cannot be compiled with --dynamic_batch_size, --dynamic_image_size or "
-                                   "--dynamic_dims")
-            dynamic_shape = True
+        dynamic_shape = dynamic_shape or _control_flow(graph, gears)
         result.nodes_before = len(graph.nodes)
         _select_outputs(graph, parse_out_nodes(out_nodes))
         for value in graph.inputs:  # ATC's default for ONNX is NCHW; ascendsim keeps ND for non-4-D inputs
@@ -161,8 +156,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             memory = dynamic_memory_plan(graph) if dynamic_shape else \
                 _check_arena(plan_memory(graph, streams, reuse=not disable_reuse_memory))
         result.plans.append(OmPlan(graph, streams, memory, flags, gear))
-        with clock("subgraphs"):
-            result.subgraphs = [_subgraph_plan(g, disabled_passes, precision) for g in graph.subgraphs]
+        result.subgraphs = _subgraph_plans(graph, disabled_passes, precision, clock)
     with clock("weights"):
         result.weights = _shared_weights(result.plans + result.subgraphs)
     if output is not None:
@@ -179,6 +173,20 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
                 raise CompileError(f"cannot write {path}: {error}") from error
         result.output = path
     return result
+
+
+def _control_flow(graph: Graph, gears: list[tuple[int, ...]]) -> bool:
+    """A model with If/Loop subgraphs is a dynamic-shape model: its output shapes may follow the data (GE runs
+    a graph whose functional ops have unknown output shapes on its dynamic path); gears do not apply."""
+    if graph.subgraphs and gears:
+        raise CompileError("the model has control flow (If/Loop), which runs on the dynamic-shape runtime; it "
+                           "cannot be compiled with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims")
+    return bool(graph.subgraphs)
+
+
+def _subgraph_plans(root: Graph, disabled: Iterable[str], precision: Precision, clock: _Clock) -> list[OmPlan]:
+    with clock("subgraphs"):
+        return [_subgraph_plan(g, disabled, precision) for g in root.subgraphs]
 
 
 def _subgraph_plan(graph: Graph, disabled: Iterable[str], precision: Precision) -> OmPlan:

@@ -186,12 +186,13 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
              "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index, "single_op": single_op,
              "dynamic_shape": dynamic_shape, "subgraph_count": sub_count}
     plans = [_plan(data, plan_offset + i * F.PLAN.size, strings, blob, model) for i in range(plan_count)]
-    model["subgraphs"] = [_subgraph(data, sub_offset + i * F.SUBGRAPH.size, strings, blob, model, i)
+    model["subgraphs"] = [_subgraph(data, sub_offset + i * F.SUBGRAPH.size, strings, blob, model, index=i)
                           for i in range(sub_count)]
     return model, plans
 
 
-def _subgraph(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str, Any], index: int) -> dict[str, Any]:
+def _subgraph(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str, Any], *,
+              index: int) -> dict[str, Any]:
     """A SUBGRAPH record (§12): a plan whose inputs and outputs are its own; every If/Loop node of the model
     names subgraphs after the graph it is in (no cycles)."""
     *_, input_count, output_count = F.SUBGRAPH.unpack_from(data, offset)

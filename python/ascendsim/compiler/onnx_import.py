@@ -7,7 +7,8 @@ initializers and Constant nodes become constant Values (numpy data); graph input
 converted to plain Python values, tensors to numpy), normalised into the IR form of its op (onnx_opsets.py;
 ops the IR composes from others are lowered there, onnx_lowering.py) and typed by the op registry right away,
 so later nodes see the shapes that normalisation needs; an op with neither an IR form nor a lowering is added
-as its ONNX function body when ONNX defines one (onnx_functions.py), node by node the same way. Finally,
+as its ONNX function body when ONNX defines one (onnx_functions.py), node by node the same way; If and Loop
+are imported with their subgraphs by child importers that resolve outer-scope names (onnx_control_flow.py). Finally,
 unused optional outputs and constants are dropped. Anything outside what the compiler supports raises a
 CompileError naming the node, the op and what is supported.
 """
