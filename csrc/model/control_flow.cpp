@@ -96,9 +96,9 @@ class LoopRun {
   bool run(std::vector<FlowTensor>* outputs) {
     int64_t trips = INT64_MAX;  // M empty: no limit
     if (inputs_[0].present) {
-      if (elements(inputs_[0].dims) != 1)
+      if (elements(inputs_[0].dims) != 1 || inputs_[0].dtype != ACL_INT64)
         return fail(ACL_ERROR_GE_PARAM_INVALID, "the trip count M has shape " + dims_text(inputs_[0].dims) +
-                    "; it must hold exactly one element");
+                    " and data type " + std::to_string(inputs_[0].dtype) + "; it must be one INT64 element");
       std::memcpy(&trips, inputs_[0].addr, sizeof trips);
     }
     const bool use_cond = inputs_[1].present;

@@ -253,6 +253,12 @@ struct HybridInstance final : SubgraphRunner {
     HybridInstance& c = *sub;
     const PlanDef& p = c.plan();
     for (size_t i = 0; i < p.input_ids.size(); ++i) {
+      if (inputs[i].dtype != p.tensors[p.input_ids[i]].dtype || inputs[i].dims.size() > 8) {  // a broken model
+        fail(ACL_ERROR_GE_PARAM_INVALID, "subgraph " + std::to_string(index) + ": input " + std::to_string(i) +
+             " is given data type " + std::to_string(inputs[i].dtype) + " and shape " + dims_text(inputs[i].dims) +
+             "; the subgraph takes data type " + std::to_string(p.tensors[p.input_ids[i]].dtype));
+        return false;
+      }
       TensorState& s = c.tensors[p.input_ids[i]];
       s.dims = inputs[i].dims;
       s.addr = inputs[i].addr;
