@@ -16,6 +16,12 @@
 // node order are a topological order, so the same array is run by the sequential executor (the v1 C loop,
 // in order), the topological executor (ready queue by dependency counts) or the multi-threaded one.
 //
+// Control flow (If / Loop, format 1.5): every subgraph of the model is lowered the same way into a graph of
+// its own. The InferShape step of a control-flow node runs its subgraph(s) in a child instance that belongs
+// to the node's instance, on the same executor kind (model/control_flow.cpp has the ONNX semantics); the
+// subgraph's outputs are allocated per run, AllocOutputs adopts them as the node's feature maps and Launch
+// copies those that are model outputs into the user's buffers.
+//
 // Lifecycle: the Init graph (the weights into device memory: allocated, or the user's weight memory of
 // aclmdlLoadFrom*WithMem; a dynamic-shape model needs no work memory) runs at load and is then
 // dropped; every execution binds the inputs, outputs and stream into an instance and runs Main; the DeInit
@@ -124,8 +130,10 @@ struct TracedStep {
   uint32_t kind;  // 0..kSteps-1
 };
 
-struct HybridInstance {
+struct HybridInstance final : SubgraphRunner {
   HybridModel* model = nullptr;
+  const LoweredGraph* graph = nullptr;  // the graph this instance runs
+  bool child = false;                   // a subgraph's: its outputs are allocated per run, owned by the parent
   std::vector<TensorState> tensors;
   std::vector<std::vector<CachedKernel>> kernels;  // per node
   std::vector<StepContext> contexts;               // per step
@@ -141,12 +149,17 @@ struct HybridInstance {
   // Feature-map bytes live now and at most in this execution (atomics: the parallel executor's steps allocate
   // and free at once); each counted as the static planner counts it, so that the peak compares with its arena.
   std::atomic<uint64_t> live_bytes{0}, peak_bytes{0};
+  // Control-flow nodes: their results between InferShape and Launch (per node), and the instances of the
+  // subgraphs they run (per subgraph index; created on first use, kept with their kernel caches).
+  std::vector<std::vector<FlowTensor>> results;
+  std::map<uint32_t, std::unique_ptr<HybridInstance>> children;
+  std::vector<size_t> child_sizes;  // zeros: a subgraph's outputs are always allocated by the runtime
   std::mutex error_mutex;  // steps of the parallel executor may fail at once
   std::atomic<bool> failed{false};  // read by every step: no lock (set under error_mutex, before `error`)
   aclError error = ACL_SUCCESS;
   std::string message;
 
-  const PlanDef& plan() const { return *model->plan_; }
+  const PlanDef& plan() const { return *graph->plan; }
 
   void set_error(aclError code, std::string text) {
     std::lock_guard<std::mutex> lock(error_mutex);
@@ -157,13 +170,17 @@ struct HybridInstance {
   }
   bool ok() const { return !failed.load(std::memory_order_acquire); }
   std::string where(uint32_t n) const {
-    const NodeDef& node = *model->nodes_[n].def;
+    const NodeDef& node = *graph->nodes[n].def;
     return "node '" + node.name + "' (" + node.op_type + ")";
   }
 
   void infer_shape(uint32_t n) {
     if (!ok()) return;
-    const LoweredNode& lowered = model->nodes_[n];
+    const LoweredNode& lowered = graph->nodes[n];
+    if (lowered.control != ControlOp::None) {
+      run_control(n);
+      return;
+    }
     const NodeDef& node = *lowered.def;
     // Scratch per thread (the parallel executor runs an instance's steps on several), reused: a step allocates
     // nothing once warm (the shape functions assign into `dims`' elements, which keep their capacity).
@@ -183,6 +200,13 @@ struct HybridInstance {
       set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": shape inference failed for inputs " + given + ": " + why);
       return;
     }
+    set_output_dims(n, &dims);
+  }
+
+  // The shapes a node's InferShape gives its outputs, checked against the compiled record.
+  void set_output_dims(uint32_t n, std::vector<Dims>* given) {
+    const NodeDef& node = *graph->nodes[n].def;
+    std::vector<Dims>& dims = *given;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const TensorDef& t = plan().tensors[node.outputs[o]];
       if (!valid_dims(dims[o], t.dtype)) {
@@ -202,12 +226,92 @@ struct HybridInstance {
     }
   }
 
+  // If / Loop: runs its subgraph(s) now (the output shapes follow from them); AllocOutputs adopts the results.
+  void run_control(uint32_t n) {
+    const LoweredNode& lowered = graph->nodes[n];
+    const NodeDef& node = *lowered.def;
+    std::vector<FlowTensor> inputs(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const uint32_t id = node.inputs[i];
+      inputs[i].present = id != kNone;
+      if (id == kNone) continue;
+      inputs[i].dims = tensors[id].dims;
+      inputs[i].dtype = plan().tensors[id].dtype;
+      inputs[i].addr = tensors[id].addr;
+    }
+    if (!run_control_node(lowered.control, node, model->def_->subgraphs, inputs, *this, &results[n])) return;
+    std::vector<Dims> dims;
+    for (const FlowTensor& t : results[n]) dims.push_back(t.dims);
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      if (results[n][o].dtype != plan().tensors[node.outputs[o]].dtype) {
+        set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": output " + std::to_string(o) + " has data type " +
+                  std::to_string(results[n][o].dtype) + " from its subgraph; the model was compiled for " +
+                  std::to_string(plan().tensors[node.outputs[o]].dtype));
+        return;
+      }
+    set_output_dims(n, &dims);
+  }
+
+  // SubgraphRunner: a subgraph's instance (this instance's child) bound to `inputs`, run on the model's
+  // executor; its outputs come back as the runtime allocated them.
+  bool run_subgraph(uint32_t index, const std::vector<FlowTensor>& inputs, std::vector<FlowTensor>* outputs) override {
+    std::unique_ptr<HybridInstance>& sub = children[index];
+    if (sub == nullptr) sub = model->make_instance(index + 1);
+    HybridInstance& c = *sub;
+    const PlanDef& p = c.plan();
+    for (size_t i = 0; i < p.input_ids.size(); ++i) {
+      if (inputs[i].dtype != p.tensors[p.input_ids[i]].dtype || inputs[i].dims.size() > 8) {  // a broken model
+        fail(ACL_ERROR_GE_PARAM_INVALID, "subgraph " + std::to_string(index) + ": input " + std::to_string(i) +
+             " is given data type " + std::to_string(inputs[i].dtype) + " and shape " + dims_text(inputs[i].dims) +
+             "; the subgraph takes data type " + std::to_string(p.tensors[p.input_ids[i]].dtype));
+        return false;
+      }
+      TensorState& s = c.tensors[p.input_ids[i]];
+      s.dims = inputs[i].dims;
+      s.addr = inputs[i].addr;
+    }
+    for (uint32_t id : p.output_ids) c.tensors[id].addr = nullptr;
+    c.stream = stream;
+    c.output_sizes = c.child_sizes.data();
+    c.allocated.assign(p.output_ids.size(), 0);
+    c.failed = false;
+    c.error = ACL_SUCCESS;
+    model->run_main(&c, c.main.data());
+    if (c.failed) {
+      c.discard();
+      fail(c.error, "subgraph " + std::to_string(index) + ": " + c.message);
+      return false;
+    }
+    outputs->clear();
+    for (size_t o = 0; o < p.output_ids.size(); ++o) {
+      const TensorState& s = c.tensors[p.output_ids[o]];
+      outputs->push_back({s.dims, p.tensors[p.output_ids[o]].dtype, s.addr, c.allocated[o] != 0, true});
+    }
+    return true;
+  }
+  void* allocate(size_t bytes) override {
+    void* addr = model->device_->memory().allocate(bytes, stream, 0, "aclmdlExecute");
+    if (addr == nullptr) set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, "no device memory for " + std::to_string(bytes) + " bytes");
+    return addr;
+  }
+  void release(void* addr) override { model->device_->memory().release(addr, "aclmdlExecute"); }
+  void fail(aclError code, const std::string& why) override { set_error(code, why); }
+
   void alloc_outputs(uint32_t n) {
     if (!ok()) return;
-    const NodeDef& node = *model->nodes_[n].def;
-    for (uint32_t id : node.outputs) {
+    const NodeDef& node = *graph->nodes[n].def;
+    const bool control = graph->nodes[n].control != ControlOp::None;
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const uint32_t id = node.outputs[o];
       const TensorDef& t = plan().tensors[id];
       TensorState& s = tensors[id];
+      if (control && t.kind == TensorKind::FeatureMap) {  // adopt the subgraph's result: no copy
+        FlowTensor& r = results[n][o];
+        s.addr = r.addr != nullptr ? r.addr : zero_byte_tensor;
+        s.owned = r.owned;
+        r.owned = false;
+        continue;
+      }
       int64_t count = 1;
       for (int64_t d : s.dims) count *= d;
       const size_t bytes = static_cast<size_t>(count) * aclDataTypeSize(t.dtype);
@@ -217,7 +321,8 @@ struct HybridInstance {
             s.addr = zero_byte_tensor;
             continue;
           }
-          s.addr = model->device_->memory().allocate(bytes, 0, 0, "aclmdlExecute");
+          // (a subgraph's output goes to its parent: cached per stream as feature maps are)
+          s.addr = model->device_->memory().allocate(bytes, child ? stream : 0, 0, "aclmdlExecute");
           if (s.addr == nullptr) {
             set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output " +
                       std::to_string(t.io_index) + " ('" + t.name + "', " + std::to_string(bytes) + " bytes)");
@@ -254,7 +359,7 @@ struct HybridInstance {
   }
 
   kernels::Kernel* kernel_for(uint32_t n) {
-    const LoweredNode& lowered = model->nodes_[n];
+    const LoweredNode& lowered = graph->nodes[n];
     const NodeDef& node = *lowered.def;
     thread_local Dims key;  // scratch, as infer_shape's
     key.clear();
@@ -287,8 +392,15 @@ struct HybridInstance {
 
   void launch(uint32_t n) {
     if (!ok()) return;
-    const LoweredNode& lowered = model->nodes_[n];
+    const LoweredNode& lowered = graph->nodes[n];
     const NodeDef& node = *lowered.def;
+    if (lowered.control != ControlOp::None) {  // the results that are model outputs into their buffers
+      for (size_t o = 0; o < node.outputs.size(); ++o)
+        if (plan().tensors[node.outputs[o]].kind == TensorKind::Output && results[n][o].addr != nullptr)
+          std::memcpy(tensors[node.outputs[o]].addr, results[n][o].addr, flow_bytes(results[n][o]));
+      release_flow(*this, &results[n]);
+      return;
+    }
     kernels::Kernel* kernel = kernel_for(n);
     if (kernel == nullptr) return;
     const void** ins = in_ptrs.data() + in_begin[n];
@@ -307,7 +419,7 @@ struct HybridInstance {
   }
 
   void free_inputs(uint32_t n) {
-    for (uint32_t id : model->nodes_[n].frees) {
+    for (uint32_t id : graph->nodes[n].frees) {
       TensorState& s = tensors[id];
       if (!s.owned) continue;
       model->device_->memory().release(s.addr, "aclmdlExecute");
@@ -317,11 +429,15 @@ struct HybridInstance {
     }
   }
 
-  void release_owned() {  // after a failed run: what no FreeInputs step returned
-    for (TensorState& s : tensors) {
-      if (s.owned) model->device_->memory().release(s.addr, "aclmdlExecute");
+  // After a failed run: every allocation of this run, the outputs the runtime allocated included.
+  void discard() {
+    for (std::vector<FlowTensor>& r : results) release_flow(*this, &r);
+    for (TensorState& s : tensors) {  // what no FreeInputs step returned
+      if (s.owned) release(s.addr);
       s.owned = false;
     }
+    for (size_t o = 0; o < plan().output_ids.size(); ++o)
+      if (allocated[o] != 0) release(tensors[plan().output_ids[o]].addr);
   }
 };
 
@@ -385,7 +501,8 @@ void HybridModel::report_timing() const {
   if (runs == 0) return;
   std::vector<std::pair<uint64_t, size_t>> order;
   uint64_t total = 0;
-  for (size_t n = 0; n < nodes_.size(); ++n) {
+  const LoweredGraph& g = graphs_[0];  // (a control-flow node's time includes its subgraphs')
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
     uint64_t sum = 0;
     for (uint32_t s = 0; s < kSteps; ++s) sum += step_ns_[n * kSteps + s].load();
     order.emplace_back(sum, n);
@@ -394,7 +511,7 @@ void HybridModel::report_timing() const {
   std::sort(order.rbegin(), order.rend());
   std::fprintf(stderr, "[ascendsim] model '%s' (v2, %s executor): %llu executions, %.3f ms of step time per "
                "execution in %zu nodes (%zu steps)\n", name_.c_str(), executor_name(executor_),
-               static_cast<unsigned long long>(runs), total / 1e6 / runs, nodes_.size(), main_steps_);
+               static_cast<unsigned long long>(runs), total / 1e6 / runs, g.nodes.size(), g.steps);
   const MemoryPeaks peaks = memory_peaks();
   std::fprintf(stderr, "  peak feature-map memory: %llu bytes in the latest execution, %llu at most\n",
                static_cast<unsigned long long>(peaks.last), static_cast<unsigned long long>(peaks.max));
@@ -406,29 +523,39 @@ void HybridModel::report_timing() const {
       steps += part;
     }
     std::fprintf(stderr, "  %10.3f us  %5.1f%%  %s (%s): %s us\n", ns / 1e3 / runs, total ? 100.0 * ns / total : 0.0,
-                 nodes_[n].def->name.c_str(), nodes_[n].def->op_type.c_str(), steps.c_str());
+                 g.nodes[n].def->name.c_str(), g.nodes[n].def->op_type.c_str(), steps.c_str());
   }
 }
 
-aclError HybridModel::lower(const char* api) {
-  const PlanDef& p = *plan_;
+aclError HybridModel::lower(uint32_t index, const char* api) {
+  LoweredGraph& g = graphs_[index];
+  g.plan = index == 0 ? &def_->plans[0] : &def_->subgraphs[index - 1];
+  const PlanDef& p = *g.plan;
   std::vector<uint32_t> producer(p.tensors.size(), kNone);  // per tensor: the node writing it
   std::vector<uint32_t> last_reader(p.tensors.size(), kNone);
   std::vector<std::vector<uint32_t>> readers(p.tensors.size());
-  nodes_.resize(p.nodes.size());
+  g.nodes.resize(p.nodes.size());
   for (uint32_t n = 0; n < p.nodes.size(); ++n) {
     const NodeDef& node = p.nodes[n];
-    LoweredNode& lowered = nodes_[n];
+    LoweredNode& lowered = g.nodes[n];
     lowered.def = &node;
     lowered.round_outputs = (node.flags & kernels::kRoundOutputsFp16) != 0;
+    lowered.control = control_op(node);
     lowered.shape_fn = find_shape_fn(node.op_type, node.domain);
     lowered.factory = kernels::find_kernel(node.op_type, node.domain);
     const std::string op = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
-    if (lowered.shape_fn == nullptr)
+    const std::string control = lowered.control == ControlOp::None ? std::string()
+                                : check_control_node(lowered.control, node, def_->subgraphs, index);
+    if (!control.empty())
+      return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): %s", api,
+                  name_.c_str(), node.name.c_str(), op.c_str(), control.c_str());
+    if (lowered.control != ControlOp::None) {
+      // (runs its subgraphs: no shape function or kernel of its own)
+    } else if (lowered.shape_fn == nullptr)
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no shape function "
                   "for op type '%s' in ascendsim's dynamic-shape runtime", api, name_.c_str(), node.name.c_str(),
                   op.c_str(), op.c_str());
-    if (lowered.factory == nullptr)
+    else if (lowered.factory == nullptr)
       return fail(ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED, "%s: model '%s': node '%s' (%s): no kernel for op "
                   "type '%s' in ascendsim", api, name_.c_str(), node.name.c_str(), op.c_str(), op.c_str());
     // The order the steps rely on (the parser does not check it: a v1 arena makes any order addressable).
@@ -455,7 +582,7 @@ aclError HybridModel::lower(const char* api) {
   for (uint32_t id = 0; id < p.tensors.size(); ++id) {
     if (p.tensors[id].kind != TensorKind::FeatureMap) continue;
     const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer[id];
-    if (last != kNone) nodes_[last].frees.push_back(id);
+    if (last != kNone) g.nodes[last].frees.push_back(id);
   }
 
   // The Main graph's edges, step s of node n being step n * kSteps + s.
@@ -467,23 +594,23 @@ aclError HybridModel::lower(const char* api) {
     succ[base + 1].push_back(base + 2);
     for (uint32_t id : p.nodes[n].inputs)
       if (id != kNone && producer[id] != kNone) succ[producer[id] * kSteps + 2].push_back(base);
-    for (uint32_t id : nodes_[n].frees)
+    for (uint32_t id : g.nodes[n].frees)
       for (uint32_t reader : readers[id]) succ[reader * kSteps + 2].push_back(base + 3);
     succ[base + 2].push_back(base + 3);  // a FreeInputs always follows its own Launch
   }
-  in_degree_.assign(steps, 0);
-  succ_begin_.assign(steps + 1, 0);
-  succ_.clear();
+  g.in_degree.assign(steps, 0);
+  g.succ_begin.assign(steps + 1, 0);
+  g.succ.clear();
   for (size_t s = 0; s < steps; ++s) {
     std::sort(succ[s].begin(), succ[s].end());
     succ[s].erase(std::unique(succ[s].begin(), succ[s].end()), succ[s].end());
     for (uint32_t t : succ[s]) {
-      ++in_degree_[t];
-      succ_.push_back(t);
+      ++g.in_degree[t];
+      g.succ.push_back(t);
     }
-    succ_begin_[s + 1] = static_cast<uint32_t>(succ_.size());
+    g.succ_begin[s + 1] = static_cast<uint32_t>(g.succ.size());
   }
-  main_steps_ = steps;
+  g.steps = steps;
   return ACL_SUCCESS;
 }
 
@@ -491,7 +618,6 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
                            const char* api, std::unique_ptr<HybridModel>* out) {
   std::unique_ptr<HybridModel> model(new HybridModel());
   model->def_ = &def;
-  model->plan_ = &def.plans[0];
   model->device_ = device;
   model->executor_ = executor;
   model->name_ = def.name;
@@ -500,8 +626,10 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
   model->owns_weights_ = user_weights == nullptr;
   const char* timing_env = std::getenv("ASCENDSIM_NODE_TIMING");
   model->timing_ = timing_env != nullptr && timing_env[0] == '1';
-  if (aclError ret = model->lower(api)) return ret;
-  model->step_ns_ = std::vector<std::atomic<uint64_t>>(model->main_steps_);
+  model->graphs_.resize(1 + def.subgraphs.size());
+  for (uint32_t g = 0; g < model->graphs_.size(); ++g)
+    if (aclError ret = model->lower(g, api)) return ret;
+  model->step_ns_ = std::vector<std::atomic<uint64_t>>(model->graphs_[0].steps);
   model->init_graph_ = {{ascendsim_v2_init_weights, model.get()}};
   model->deinit_graph_ = {{ascendsim_v2_deinit_instances, model.get()}, {ascendsim_v2_deinit_weights, model.get()}};
   ascendsim_execute_nodes(model->init_graph_.data(), model->init_graph_.size());
@@ -510,8 +638,9 @@ aclError HybridModel::load(const ModelDef& def, Device* device, ExecutorKind exe
   if (def.weight_size > 0 && model->weights_ == nullptr)
     return fail(ACL_ERROR_GE_MEMORY_ALLOCATION, "%s: model '%s': no device memory for the weights (%llu bytes)", api,
                 def.name.c_str(), static_cast<unsigned long long>(def.weight_size));
-  log(kLogDebug, "GE", "%s: model '%s': v2 runtime, %zu nodes lowered into %zu Main steps, %s executor", api,
-      def.name.c_str(), model->nodes_.size(), model->main_steps_, executor_name(executor));
+  log(kLogDebug, "GE", "%s: model '%s': v2 runtime, %zu nodes lowered into %zu Main steps, %zu subgraphs, %s "
+      "executor", api, def.name.c_str(), model->graphs_[0].nodes.size(), model->graphs_[0].steps, def.subgraphs.size(),
+      executor_name(executor));
   *out = std::move(model);
   return ACL_SUCCESS;
 }
@@ -540,9 +669,17 @@ HybridInstance* HybridModel::acquire() {
     idle_.pop_back();
     return inst;
   }
-  const PlanDef& p = *plan_;
+  instances_.push_back(make_instance(0));
+  return instances_.back().get();
+}
+
+std::unique_ptr<HybridInstance> HybridModel::make_instance(uint32_t index) {
+  const LoweredGraph& g = graphs_[index];
+  const PlanDef& p = *g.plan;
   auto inst = std::make_unique<HybridInstance>();
   inst->model = this;
+  inst->graph = &g;
+  inst->child = index != 0;
   inst->tensors.resize(p.tensors.size());
   for (uint32_t id = 0; id < p.tensors.size(); ++id)
     if (p.tensors[id].kind == TensorKind::Weight) {
@@ -550,8 +687,10 @@ HybridInstance* HybridModel::acquire() {
       inst->tensors[id].addr = static_cast<uint8_t*>(weights_) + p.tensors[id].offset;
     }
   inst->kernels.resize(p.nodes.size());
-  inst->contexts.resize(main_steps_);
-  inst->main.resize(main_steps_);
+  inst->results.resize(p.nodes.size());
+  inst->child_sizes.assign(p.output_ids.size(), 0);
+  inst->contexts.resize(g.steps);
+  inst->main.resize(g.steps);
   for (uint32_t n = 0; n < p.nodes.size(); ++n) {
     inst->in_begin.push_back(inst->in_ptrs.size());
     inst->out_begin.push_back(inst->out_ptrs.size());
@@ -562,17 +701,28 @@ HybridInstance* HybridModel::acquire() {
       inst->main[n * kSteps + s] = {kStepFuncs[s], &inst->contexts[n * kSteps + s]};
     }
   }
-  if (timing_) {  // every step through its timing wrapper (the contexts above stay where they are)
-    inst->timed.resize(main_steps_);
-    for (size_t s = 0; s < main_steps_; ++s) {
+  if (timing_ && index == 0) {  // every step through its timing wrapper (the contexts above stay where they are)
+    inst->timed.resize(g.steps);
+    for (size_t s = 0; s < g.steps; ++s) {
       inst->timed[s] = {inst->main[s], &step_ns_[s]};
       inst->main[s] = {ascendsim_v2_timed_step, &inst->timed[s]};
     }
   }
-  inst->pending.resize(main_steps_);
-  inst->queue.resize(main_steps_);
-  instances_.push_back(std::move(inst));
-  return instances_.back().get();
+  inst->pending.resize(g.steps);
+  inst->queue.resize(g.steps);
+  return inst;
+}
+
+// A subgraph runs on the executor kind of the model (under `parallel` a subgraph run from a pool thread finds
+// the pool busy and runs on that thread, see parallel_executor.h).
+void HybridModel::run_main(HybridInstance* inst, const ascendsim_exec_node* main) {
+  const LoweredGraph& g = *inst->graph;
+  const ascendsim_exec_graph graph{main, g.steps, g.in_degree.data(), g.succ_begin.data(), g.succ.data()};
+  switch (executor_) {
+    case ExecutorKind::Sequential: ascendsim_execute_nodes(main, g.steps); break;
+    case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
+    case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
+  }
 }
 
 void HybridModel::release(HybridInstance* instance) {
@@ -584,7 +734,8 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
                               const size_t* output_sizes, uintptr_t stream, std::vector<Dims>* output_dims,
                               std::vector<size_t>* allocated, const char* api) {
   HybridInstance* inst = acquire();
-  const PlanDef& p = *plan_;
+  const LoweredGraph& g = graphs_[0];
+  const PlanDef& p = *g.plan;
   // Bind: the inputs' dims and buffers, the outputs' buffers, the stream.
   for (size_t i = 0; i < p.input_ids.size(); ++i) {
     TensorState& s = inst->tensors[p.input_ids[i]];
@@ -608,27 +759,20 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   if (prof::on(prof::kTaskTime) && prof::device_on(device_->id())) {
     track = prof::current_track();  // inside the stream task of an asynchronous execution
     if (track == 0) track = prof::named_track(device_->id(), "model '" + name_ + "'");
-    traced.resize(main_steps_);
-    traced_main.resize(main_steps_);
-    for (size_t s = 0; s < main_steps_; ++s) {
-      traced[s] = {inst->main[s], &nodes_[s / kSteps], track, static_cast<uint32_t>(s % kSteps)};
+    traced.resize(g.steps);
+    traced_main.resize(g.steps);
+    for (size_t s = 0; s < g.steps; ++s) {
+      traced[s] = {inst->main[s], &g.nodes[s / kSteps], track, static_cast<uint32_t>(s % kSteps)};
       traced_main[s] = {ascendsim_v2_traced_step, &traced[s]};
     }
     main = traced_main.data();
   }
-  const ascendsim_exec_graph graph{main, main_steps_, in_degree_.data(), succ_begin_.data(), succ_.data()};
-  switch (executor_) {
-    case ExecutorKind::Sequential: ascendsim_execute_nodes(main, main_steps_); break;
-    case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
-    case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
-  }
+  run_main(inst, main);
   if (track != 0) prof::span(track, name_, "model", start, prof::now_ns(), {"plan", 0});
   if (timing_) runs_.fetch_add(1, std::memory_order_relaxed);
   aclError ret = ACL_SUCCESS;
   if (inst->failed) {
-    inst->release_owned();
-    for (size_t o = 0; o < p.output_ids.size(); ++o)  // what the runtime allocated for NULL output buffers
-      if (inst->allocated[o] != 0) device_->memory().release(inst->tensors[p.output_ids[o]].addr, "aclmdlExecute");
+    inst->discard();
     ret = fail(inst->error, "%s: model '%s': %s", api, name_.c_str(), inst->message.c_str());
   } else {
     output_dims->resize(p.output_ids.size());

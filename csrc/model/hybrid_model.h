@@ -11,6 +11,7 @@
 #include "acl/acl_base.h"
 #include "executor/topological_executor.h"
 #include "kernels/kernel.h"
+#include "model/control_flow.h"
 #include "model/model_def.h"
 #include "model/shape_fns.h"
 
@@ -31,8 +32,18 @@ struct LoweredNode {
   const NodeDef* def = nullptr;
   ShapeFn shape_fn = nullptr;
   kernels::KernelFactory factory = nullptr;
+  ControlOp control = ControlOp::None;  // If / Loop: InferShape runs a subgraph (model/control_flow.h)
   std::vector<uint32_t> frees;  // FEATURE_MAP tensors whose last reader (in node order) is this node
   bool round_outputs = false;   // ROUND_OUTPUTS_FP16
+};
+
+// One lowered graph: the model's plan (graph 0) or If/Loop subgraph s (graph s + 1); its Main steps' edges
+// are the same for every instance.
+struct LoweredGraph {
+  const PlanDef* plan = nullptr;
+  std::vector<LoweredNode> nodes;
+  size_t steps = 0;
+  std::vector<uint32_t> in_degree, succ_begin, succ;  // in-degrees and successor lists of the steps
 };
 
 struct HybridInstance;
@@ -80,19 +91,19 @@ class HybridModel {
  private:
   friend struct HybridInstance;
   HybridModel() = default;
-  aclError lower(const char* api);
+  aclError lower(uint32_t graph, const char* api);
   HybridInstance* acquire();
   void release(HybridInstance* instance);
+  // A new instance of graph `graph` (0 the model's; subgraph instances belong to their parent instance).
+  std::unique_ptr<HybridInstance> make_instance(uint32_t graph);
+  // Runs an instance's Main steps (`main`: its steps, or their profiling wrappers) on the model's executor.
+  void run_main(HybridInstance* inst, const ascendsim_exec_node* main);
 
   const ModelDef* def_ = nullptr;
-  const PlanDef* plan_ = nullptr;
   Device* device_ = nullptr;
   ExecutorKind executor_ = ExecutorKind::Sequential;
   std::string name_;
-  std::vector<LoweredNode> nodes_;
-  size_t main_steps_ = 0;
-  // The Main graph's edges (the same for every instance): in-degrees and successor lists of the steps.
-  std::vector<uint32_t> in_degree_, succ_begin_, succ_;
+  std::vector<LoweredGraph> graphs_;  // the Main graph, then the If/Loop subgraphs
   // ASCENDSIM_NODE_TIMING=1: every Main step is wrapped to add its time here (per step), reported at unload.
   bool timing_ = false;
   std::vector<std::atomic<uint64_t>> step_ns_;

@@ -95,6 +95,10 @@ struct ModelDef {
   uint32_t precision_mode = 0;
   uint32_t dynamic_input_index = kNone;
   std::vector<PlanDef> plans;
+  // (format 1.5, docs/om-format.md §12) the If/Loop subgraphs of a dynamic-shape model, in index order; each
+  // one's input_ids/output_ids are its own inputs and outputs (a node's `then_branch`/`else_branch`/`body`
+  // attribute is an index here).
+  std::vector<PlanDef> subgraphs;
   std::vector<IoDesc> inputs;
   std::vector<IoDesc> outputs;
   std::vector<std::vector<int64_t>> gears;          // the gear values, one entry per plan

@@ -178,7 +178,9 @@ constexpr const char* kPartitionNames[4] = {"MODEL_DEF", "WEIGHTS_DATA", "TASK_I
 constexpr uint64_t kModelDefHeader = 96, kPlanSize = 64, kTensorSize = 104, kNodeSize = 48, kAttrSize = 24;
 constexpr uint32_t kMaxPlans = 100, kMaxRank = 8, kMaxAttrDepth = 8;
 constexpr uint32_t kNodeFlags = 15;  // ROUND_OUTPUTS_FP16, ROUND_INPUTS_FP16, VIEW, SHAPE_DEPENDENT (1.4)
-constexpr uint32_t kFlagDynamicGears = 1, kFlagSingleOp = 2, kFlagDynamicShape = 4;  // MODEL_DEF flags
+constexpr uint32_t kFlagDynamicGears = 1, kFlagSingleOp = 2, kFlagDynamicShape = 4, kFlagControlFlow = 8;  // MODEL_DEF flags
+constexpr uint32_t kMaxSubgraphs = 1024, kMaxSubgraphIo = 65536;
+constexpr unsigned kPlanIndexSubgraph = 1000;  // plan numbers in messages: subgraph i is "plan 1000+i"
 constexpr uint32_t kIntLists = 8, kAuxBool = 1, kAuxDataType = 2;  // §4.5 / §10.4
 
 class Parser {
@@ -283,7 +285,7 @@ class Parser {
                                            : gear_dims == dynamic_type;  // FIXED 0, BATCH 1, IMAGE 2
     CHECK_MODEL(dims_ok, "gear_dim_count %u does not fit dynamic_type %u", gear_dims, dynamic_type);
     const bool fixed = dynamic_type == 0;
-    CHECK_MODEL((flags & ~(kFlagDynamicGears | kFlagSingleOp | kFlagDynamicShape)) == 0 &&
+    CHECK_MODEL((flags & ~(kFlagDynamicGears | kFlagSingleOp | kFlagDynamicShape | kFlagControlFlow)) == 0 &&
                     ((flags & kFlagDynamicGears) != 0) != fixed,
                 "flags 0x%x: unknown bits or dynamic flag not matching dynamic_type", flags);
     m_.single_op = (flags & kFlagSingleOp) != 0;
@@ -306,8 +308,28 @@ class Parser {
     m_.dynamic_input_index = dynamic_index;
     m_.weights = part_[1].data();
     m_.weight_size = weight_size;
+    // (1.5) the subgraph table: bytes 80..87 of the header, 0 in older files (their reserved bytes)
+    const uint32_t sub_count = d.u32(80), sub_offset = d.u32(84);
+    const bool control_flow = (flags & kFlagControlFlow) != 0;
+    CHECK_MODEL(control_flow == (sub_count > 0) && (!control_flow || (minor >= 5 && m_.dynamic_shape)),
+                "control-flow flag %d with %u subgraphs in a format %u.%u model (needs format 1.5, a dynamic-shape "
+                "model and at least one subgraph)", control_flow ? 1 : 0, sub_count, major, minor);
+    CHECK_MODEL(sub_count <= kMaxSubgraphs && d.has(sub_offset, sub_count, kPlanSize),
+                "subgraph_count %u or subgraph table out of bounds", sub_count);
     m_.plans.resize(plan_count);
-    for (uint32_t i = 0; i < plan_count; ++i) plan(plan_offset + kPlanSize * i, &m_.plans[i]);
+    for (uint32_t i = 0; i < plan_count; ++i) plan(plan_offset + kPlanSize * i, i, &m_.plans[i]);
+    const uint32_t model_inputs = input_count_, model_outputs = output_count_;
+    m_.subgraphs.resize(sub_count);
+    for (uint32_t i = 0; i < sub_count; ++i) {  // a SUBGRAPH record: a PLAN with its own input/output counts
+      const uint64_t offset = sub_offset + kPlanSize * i;
+      input_count_ = d.u32(offset + 44);
+      output_count_ = d.u32(offset + 48);
+      CHECK_MODEL(input_count_ <= kMaxSubgraphIo && output_count_ <= kMaxSubgraphIo,
+                  "subgraph %u: %u inputs, %u outputs (at most %u)", i, input_count_, output_count_, kMaxSubgraphIo);
+      plan(offset, kPlanIndexSubgraph + i, &m_.subgraphs[i]);
+    }
+    input_count_ = model_inputs;
+    output_count_ = model_outputs;
     for (const PlanDef& p : m_.plans)
       if (!p.gear_values.empty()) m_.gears.push_back(p.gear_values);
   }
@@ -336,9 +358,8 @@ class Parser {
   }
 
   // ---- §4.2 PLAN ----
-  void plan(uint64_t offset, PlanDef* p) {
+  void plan(uint64_t offset, unsigned plan_index, PlanDef* p) {
     const Span d = part_[0];
-    const unsigned plan_index = static_cast<unsigned>(p - m_.plans.data());
     p->feature_map_size = d.u64(offset);
     const uint32_t tensor_count = d.u32(offset + 8), tensor_offset = d.u32(offset + 12);
     const uint32_t node_count = d.u32(offset + 16), node_offset = d.u32(offset + 20);

@@ -34,8 +34,9 @@ def describe(om: OmFile) -> dict[str, Any]:
     return {
         "file": om.path, "name": model["name"], "soc_version": model["soc_version"],
         "precision_mode": model["precision_mode"], "dynamic_type": model["dynamic_type"],
-        "runtime": "v2 (dynamic shape: execute graph, shapes inferred per execution)" if model["dynamic_shape"]
-        else "v1 (static: task sink)",
+        "runtime": "v2 (dynamic shape: execute graph, shapes inferred per execution"
+        + (f"; {model['subgraph_count']} If/Loop subgraphs" if model["subgraph_count"] else "") + ")"
+        if model["dynamic_shape"] else "v1 (static: task sink)",
         "inputs": [{k: d[k] for k in io_keys} for d in inout["inputs"]],
         "outputs": [{k: d[k] for k in io_keys} for d in inout["outputs"]],
         "gears": {k: inout[k] for k in _GEAR_KEYS if k in inout},

@@ -7,7 +7,10 @@ output fix-up (an output that is a graph input, a constant or a repeated value g
 output has its own producer) -> stream assignment -> static memory plan -> weight layout over all plans ->
 OM writer. A dynamic-shape model (-1, ranges or -2 in --input_shape without a gear option) has one plan on one
 stream with no static memory plan: the runtime's v2 path infers shapes and allocates per execution
-(dynamic_shape.py checks every node has a runtime shape function and lists the shape-dependent nodes). `progress(stage)` is called as each stage starts (atc's progress display).
+(dynamic_shape.py checks every node has a runtime shape function and lists the shape-dependent nodes). A model
+with control flow (If/Loop, onnx_control_flow.py) is always such a model, as GE runs a graph whose functional
+ops have data-dependent output shapes on its dynamic (hybrid) path; each subgraph goes through the passes,
+precision and checks on its own and is written after the main plan. `progress(stage)` is called as each stage starts (atc's progress display).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from .dynamic_shape import DynamicShapeInfo, check_dynamic, dynamic_memory_plan
 from .errors import CompileError
 from .ir import Graph, Value
 from .memory import MemoryPlan, WeightPlan, plan_memory, plan_weights
-from .om_format import MAX_BYTES, DynamicType
+from .om_format import MAX_BYTES, DynamicType, Precision
 from .om_writer import OmModel, OmPlan, write_om
 from .ops import lookup
 from .passes import PassManager, PassReport
@@ -58,6 +61,7 @@ class CompileResult:
     file_size: int = 0
     precision_mode: str = ""
     dynamic: DynamicShapeInfo | None = None  # a dynamic-shape model (v2 runtime)
+    subgraphs: list[OmPlan] = field(default_factory=list)  # the If/Loop subgraphs (graph.subgraphs' order)
 
     @property
     def graph(self) -> Graph:
@@ -85,6 +89,9 @@ class CompileResult:
                 lines.append(f"[Build] plan {i}{gear}: {plan.memory.report()}")
         if self.dynamic is not None:
             lines.append(self.dynamic.report())
+        for i, sub in enumerate(self.subgraphs):
+            lines.append(f"[Build] subgraph {i} '{sub.graph.name}': {len(sub.graph.nodes)} nodes, "
+                         f"{len(sub.graph.inputs)} inputs, {len(sub.graph.outputs)} outputs")
         lines.append(f"[Build] weights {self.weights.size} bytes in {len(self.weights.order)} constants; "
                      f"precision_mode {self.precision_mode}")
         lines.append("[Build] time: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.seconds.items())
@@ -126,6 +133,7 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
         gear_shape = gear_shapes(shapes, kind, gear) if gear else shapes
         with clock("import"):
             graph = _import(model, gear_shape)
+        dynamic_shape = dynamic_shape or _control_flow(graph, gears)
         result.nodes_before = len(graph.nodes)
         _select_outputs(graph, parse_out_nodes(out_nodes))
         for value in graph.inputs:  # ATC's default for ONNX is NCHW; ascendsim keeps ND for non-4-D inputs
@@ -148,14 +156,16 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
             memory = dynamic_memory_plan(graph) if dynamic_shape else \
                 _check_arena(plan_memory(graph, streams, reuse=not disable_reuse_memory))
         result.plans.append(OmPlan(graph, streams, memory, flags, gear))
+        result.subgraphs = _subgraph_plans(graph, disabled_passes, precision, clock)
     with clock("weights"):
-        result.weights = _shared_weights(result.plans)
+        result.weights = _shared_weights(result.plans + result.subgraphs)
     if output is not None:
         path = _om_path(output)
         name = Path(model).stem if isinstance(model, (str, os.PathLike)) else result.graph.name
         om = OmModel(name or "model", soc_version, result.plans, result.weights, precision, kind,
                      [n for n, d in shapes.items() if -1 in d] if gears else [], aipp,
-                     dynamic_shape=dynamic_shape, shape_ranges=result.dynamic.ranges if result.dynamic else {})
+                     dynamic_shape=dynamic_shape, shape_ranges=result.dynamic.ranges if result.dynamic else {},
+                     subgraphs=result.subgraphs)
         with clock("om"):
             try:
                 result.file_size = write_om(path, om)
@@ -163,6 +173,31 @@ def compile(model: Any, output: str | os.PathLike[str] | None = None, *, soc_ver
                 raise CompileError(f"cannot write {path}: {error}") from error
         result.output = path
     return result
+
+
+def _control_flow(graph: Graph, gears: list[tuple[int, ...]]) -> bool:
+    """A model with If/Loop subgraphs is a dynamic-shape model: its output shapes may follow the data (GE runs
+    a graph whose functional ops have unknown output shapes on its dynamic path); gears do not apply."""
+    if graph.subgraphs and gears:
+        raise CompileError("the model has control flow (If/Loop), which runs on the dynamic-shape runtime; it "
+                           "cannot be compiled with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims")
+    return bool(graph.subgraphs)
+
+
+def _subgraph_plans(root: Graph, disabled: Iterable[str], precision: Precision, clock: _Clock) -> list[OmPlan]:
+    with clock("subgraphs"):
+        return [_subgraph_plan(g, disabled, precision) for g in root.subgraphs]
+
+
+def _subgraph_plan(graph: Graph, disabled: Iterable[str], precision: Precision) -> OmPlan:
+    """An If/Loop subgraph through the same stages as the main graph of a dynamic-shape model: passes,
+    precision, output fix-up, the v2 checks (an op without a runtime shape function is an error naming the
+    node), one stream, no static memory plan."""
+    _run_passes(graph, disabled, None)
+    flags = apply_precision(graph, precision)
+    _fix_outputs(graph)
+    check_dynamic(graph, {}, {})
+    return OmPlan(graph, assign_streams(graph, max_streams=1, single_stream=True), dynamic_memory_plan(graph), flags)
 
 
 def _input_shapes(given: str | Mapping[str, Sequence[int]] | None) -> tuple[dict[str, list[int]], InputRanges]:

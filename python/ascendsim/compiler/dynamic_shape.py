@@ -6,7 +6,8 @@ runtime's v2 path (csrc/model/hybrid_model.cpp) infers every node's output shape
 at each execution with a host-side shape function per op type (csrc/model/shape_fns*.cpp), so a node whose
 op has none cannot run and is a compile error naming it. A node whose outputs are not static after
 inference is *shape-dependent*: its output shape follows the input shapes (the console lists them; the .om
-marks them, NodeFlag.SHAPE_DEPENDENT). There is no static memory plan: feature maps are allocated per
+marks them, NodeFlag.SHAPE_DEPENDENT). If and Loop nodes run their subgraphs (each checked the same way);
+their output shapes are known only once the subgraph ran. There is no static memory plan: feature maps are allocated per
 execution from the device's caching allocator.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .build_options import UNKNOWN_RANK, InputRanges
 from .errors import CompileError
-from .ir import Graph, Node
+from .ir import CONTROL_FLOW_OPS, Graph, Node
 from .memory import MemoryPlan
 from .ops import lookup
 
@@ -82,7 +83,7 @@ def check_dynamic(graph: Graph, shapes: dict[str, list[int]], ranges: InputRange
         if spec is not None and spec.value_shaped:
             raise CompileError(f"node {node.name!r} ({node.op_type}): its output shape depends on the values of its "
                                "input, which the dynamic-shape runtime does not support")
-        if runtime_op_name(node) not in RUNTIME_SHAPE_OPS:
+        if runtime_op_name(node) not in RUNTIME_SHAPE_OPS and runtime_op_name(node) not in CONTROL_FLOW_OPS:
             raise CompileError(f"node {node.name!r} ({runtime_op_name(node)}): op {runtime_op_name(node)} has no "
                                "runtime shape function, so it cannot be compiled into a dynamic-shape model; ops "
                                "with one: " + ", ".join(sorted(RUNTIME_SHAPE_OPS)))

@@ -23,6 +23,9 @@ Dim = Union[int, str]  # a static size, or the name of a symbolic (dynamic) dime
 Shape = tuple[Dim, ...]
 
 ASCENDSIM_DOMAIN = "ascendsim"
+# ONNX's control-flow ops the compiler takes (onnx_control_flow.py): their subgraphs live in the root graph's
+# `subgraphs`, their attributes name them by index; the v2 runtime runs them (csrc/model/control_flow.cpp).
+CONTROL_FLOW_OPS = frozenset({"If", "Loop"})
 
 
 class DType(enum.IntEnum):
@@ -128,6 +131,7 @@ class Graph:
         self.inputs: list[Value] = []
         self.outputs: list[Value] = []
         self.values: dict[str, Value] = {}
+        self.subgraphs: list[Graph] = []  # (root graph) every If/Loop subgraph, nested ones included
         self._names = itertools.count()
 
     # ---- creation -------------------------------------------------------------------------------------

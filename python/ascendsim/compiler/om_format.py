@@ -45,11 +45,15 @@ PARTITION_ORDER = (Partition.MODEL_DEF, Partition.WEIGHTS_DATA, Partition.TASK_I
 # ---- MODEL_DEF ("ASMD") -----------------------------------------------------------------------------------
 MODEL_DEF_MAGIC = b"ASMD"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 4  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models; 1.3: the
-# MODEL_AIPP_IMAGE_DIMS TLV (docs/om-format.md §8); 1.4: dynamic-shape models (FLAG_DYNAMIC_SHAPE)
+FORMAT_MINOR = 5  # 1.1: MODEL_AIPP_INFO TLV, mbatch data INT32; 1.2: single-operator models; 1.3: the
+# MODEL_AIPP_IMAGE_DIMS TLV (docs/om-format.md §8); 1.4: dynamic-shape models (FLAG_DYNAMIC_SHAPE); 1.5: control
+# flow (FLAG_CONTROL_FLOW, the subgraph table)
+DYNAMIC_FORMAT_MINOR = 4  # a dynamic-shape model without control flow
 STATIC_FORMAT_MINOR = 3  # what every other file records: the writer writes the lowest minor a file needs
-MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIII16x")
+# (the last two u32 before the reserved bytes: subgraph_count, subgraph_table_offset; 0 without control flow)
+MODEL_DEF_HEADER = struct.Struct("<4sHHIIIIIIIIQIIIIIIIIII8x")
 PLAN = struct.Struct("<QIIIIIIIII20x")
+SUBGRAPH = struct.Struct("<QIIIIIIIIIII12x")  # a PLAN record with its own input_count, output_count at 44, 48
 TENSOR = struct.Struct("<IIIIIIQQ8q")
 NODE = struct.Struct("<IIIIIIIIIIII")
 ATTR = struct.Struct("<IIIIQ")
@@ -59,6 +63,8 @@ MAX_BYTES = (1 << 63) - 1  # of a tensor, a region or an offset: the runtime rea
 FLAG_DYNAMIC_GEARS = 1
 FLAG_SINGLE_OP = 2  # a single-operator model (atc --singleop, docs/om-format.md §10)
 FLAG_DYNAMIC_SHAPE = 4  # (1.4) a dynamic-shape model: run by the v2 runtime, shapes inferred per execution
+FLAG_CONTROL_FLOW = 8  # (1.5) a dynamic-shape model with If/Loop subgraphs (the subgraph table, §12)
+MAX_SUBGRAPHS = 1024
 CANN_DOMAIN = "cann"  # the node domain of a single-operator model: a CANN operator with CANN attributes
 MAX_PLANS = 100  # ATC allows at most 100 gears
 

@@ -142,7 +142,7 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(size >= F.MODEL_DEF_HEADER.size, "MODEL_DEF is shorter than its header")
     (magic, major, minor, header_size, flags, plan_count, plan_offset, str_offset, str_size, attr_offset,
      attr_size, weight_size, name, soc, input_count, output_count, dynamic_type, gear_dims, precision,
-     dynamic_index) = F.MODEL_DEF_HEADER.unpack_from(data)
+     dynamic_index, sub_count, sub_offset) = F.MODEL_DEF_HEADER.unpack_from(data)
     _check(magic == F.MODEL_DEF_MAGIC, f"MODEL_DEF magic {magic!r} is not {F.MODEL_DEF_MAGIC!r}")
     _check(major == F.FORMAT_MAJOR, f"MODEL_DEF format version {major}.{minor}; this reader reads {F.FORMAT_MAJOR}.x")
     _check(F.MODEL_DEF_HEADER.size <= header_size <= size, f"bad MODEL_DEF header size {header_size}")
@@ -161,7 +161,7 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(gear_dims == expected_dims[kind] if kind in expected_dims else 1 <= gear_dims <= F.MAX_RANK * input_count,
            f"gear_dim_count {gear_dims} does not fit dynamic_type {kind.name}")
     fixed = kind == F.DynamicType.FIXED
-    _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP | F.FLAG_DYNAMIC_SHAPE) == 0
+    _check(flags & ~(F.FLAG_DYNAMIC_GEARS | F.FLAG_SINGLE_OP | F.FLAG_DYNAMIC_SHAPE | F.FLAG_CONTROL_FLOW) == 0
            and bool(flags & F.FLAG_DYNAMIC_GEARS) != fixed,
            f"flags 0x{flags:x}: unknown bits or dynamic flag not matching dynamic_type")
     single_op = bool(flags & F.FLAG_SINGLE_OP)
@@ -171,6 +171,12 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
     _check(not single_op or (minor >= 2 and fixed), f"single-operator flag in a format {major}.{minor} "
                                                     f"{kind.name} model (needs format 1.2 and FIXED)")
     _check(plan_count == 1 if fixed else plan_count >= 2, f"plan_count {plan_count} for dynamic_type {kind.name}")
+    control_flow = bool(flags & F.FLAG_CONTROL_FLOW)
+    _check(control_flow == (sub_count > 0) and (not control_flow or (minor >= 5 and dynamic_shape)),
+           f"control-flow flag {int(control_flow)} with {sub_count} subgraphs in a format {major}.{minor} model "
+           "(needs format 1.5, a dynamic-shape model and at least one subgraph)")
+    _check(sub_count <= F.MAX_SUBGRAPHS and _inside(sub_offset, sub_count * F.SUBGRAPH.size, size),
+           f"subgraph_count {sub_count} or subgraph table out of bounds")
     _check(dynamic_index == F.NO_TENSOR if fixed else dynamic_index == input_count - 1,
            f"dynamic_input_index {dynamic_index} for {input_count} inputs and dynamic_type {kind.name}")
     model = {"format_version": f"{major}.{minor}", "flags": flags, "plan_count": plan_count,
@@ -178,9 +184,27 @@ def _model_def(raw: bytes, partitions: dict[str, tuple[int, int]]) -> tuple[dict
              "input_count": input_count, "output_count": output_count, "dynamic_type": kind.name,
              "gear_dim_count": gear_dims, "precision_mode": F.Precision(precision).name.lower(),
              "dynamic_input_index": -1 if dynamic_index == F.NO_TENSOR else dynamic_index, "single_op": single_op,
-             "dynamic_shape": dynamic_shape}
+             "dynamic_shape": dynamic_shape, "subgraph_count": sub_count}
     plans = [_plan(data, plan_offset + i * F.PLAN.size, strings, blob, model) for i in range(plan_count)]
+    model["subgraphs"] = [_subgraph(data, sub_offset + i * F.SUBGRAPH.size, strings, blob, model, index=i)
+                          for i in range(sub_count)]
     return model, plans
+
+
+def _subgraph(data: bytes, offset: int, strings: bytes, blob: bytes, model: dict[str, Any], *,
+              index: int) -> dict[str, Any]:
+    """A SUBGRAPH record (§12): a plan whose inputs and outputs are its own; every If/Loop node of the model
+    names subgraphs after the graph it is in (no cycles)."""
+    *_, input_count, output_count = F.SUBGRAPH.unpack_from(data, offset)
+    scope = dict(model, input_count=input_count, output_count=output_count)
+    plan = _plan(data, offset, strings, blob, scope)
+    for node in plan["nodes"]:
+        for attr in ("then_branch", "else_branch", "body"):
+            if node["op_type"] in ("If", "Loop") and attr in node["attrs"]:
+                target = node["attrs"][attr]
+                _check(isinstance(target, int) and index < target < model["subgraph_count"],
+                       f"subgraph {index}: node {node['name']!r} names subgraph {target}, not a later one")
+    return dict(plan, input_count=input_count, output_count=output_count)
 
 
 def _string(strings: bytes, string_id: int) -> str:

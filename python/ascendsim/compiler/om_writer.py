@@ -58,10 +58,14 @@ class OmModel:
     # have no offset (the runtime allocates them per execution); an input named in shape_ranges with an empty
     # list has unknown rank (-2).
     dynamic_shape: bool = False
+    # (format 1.5, docs/om-format.md §12) the If/Loop subgraphs of a dynamic-shape model, in index order
+    subgraphs: list[OmPlan] = field(default_factory=list)
 
     @property
     def minor(self) -> int:
-        return F.FORMAT_MINOR if self.dynamic_shape else F.STATIC_FORMAT_MINOR
+        if self.subgraphs:
+            return F.FORMAT_MINOR
+        return F.DYNAMIC_FORMAT_MINOR if self.dynamic_shape else F.STATIC_FORMAT_MINOR
 
 
 def write_om(path: str | os.PathLike[str], model: OmModel) -> int:
@@ -160,6 +164,8 @@ def _model_def(model: OmModel) -> bytes:
     head_size = F.MODEL_DEF_HEADER.size + F.PLAN.size * len(model.plans)
     section = _Section(b"\0" * head_size)
     plan_records = [_plan(plan, model, section, strings, blob) for plan in model.plans]
+    sub_records = [_plan(plan, model, section, strings, blob, subgraph=True) for plan in model.subgraphs]
+    sub_offset = section.add(b"".join(sub_records)) if sub_records else 0
     attr_offset = section.add(bytes(blob.data))
     string_offset = section.add(strings.data())
     inputs, outputs = _io_names(model)
@@ -167,11 +173,13 @@ def _model_def(model: OmModel) -> bytes:
     header = F.MODEL_DEF_HEADER.pack(
         F.MODEL_DEF_MAGIC, F.FORMAT_MAJOR, model.minor, F.MODEL_DEF_HEADER.size,
         (F.FLAG_DYNAMIC_GEARS if model.dynamic_type != F.DynamicType.FIXED else 0)
-        | (F.FLAG_SINGLE_OP if model.single_op else 0) | (F.FLAG_DYNAMIC_SHAPE if model.dynamic_shape else 0),
+        | (F.FLAG_SINGLE_OP if model.single_op else 0) | (F.FLAG_DYNAMIC_SHAPE if model.dynamic_shape else 0)
+        | (F.FLAG_CONTROL_FLOW if model.subgraphs else 0),
         len(model.plans),
         F.MODEL_DEF_HEADER.size, string_offset, len(strings.data()), attr_offset, len(blob.data),
         model.weights.size, name_id, soc_id, len(inputs), len(outputs),
-        int(model.dynamic_type), len(model.plans[0].gear), int(model.precision), dynamic_index)
+        int(model.dynamic_type), len(model.plans[0].gear), int(model.precision), dynamic_index,
+        len(model.subgraphs), sub_offset)
     data = section.data
     data[: len(header)] = header
     for i, record in enumerate(plan_records):
@@ -188,7 +196,9 @@ def _io_names(model: OmModel) -> tuple[list[str], list[str]]:
     return inputs, [v.name for v in graph.outputs]
 
 
-def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable, blob: AttrBlob) -> bytes:
+def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable, blob: AttrBlob, *,
+          subgraph: bool = False) -> bytes:
+    """A PLAN record (a SUBGRAPH record, with the subgraph's own input and output counts, for a subgraph)."""
     graph = plan.graph
     ids: dict[int, int] = {}
     tensors: list[bytes] = []
@@ -218,11 +228,14 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
     tensor_offset = section.add(b"".join(tensors))
     node_offset = section.add(b"".join(nodes))
     input_ids = [ids[id(v)] for v in graph.inputs]
-    if model.dynamic_type != F.DynamicType.FIXED:
+    if model.dynamic_type != F.DynamicType.FIXED and not subgraph:
         input_ids.append(F.NO_TENSOR)
     in_offset = section.add(np.asarray(input_ids, dtype="<u4").tobytes())
     out_offset = section.add(np.asarray([ids[id(v)] for v in graph.outputs], dtype="<u4").tobytes())
     gear_offset = section.add(np.asarray(plan.gear, dtype="<i8").tobytes()) if plan.gear else 0
+    if subgraph:
+        return F.SUBGRAPH.pack(0, len(tensors), tensor_offset, len(nodes), node_offset, 1, 0, in_offset, out_offset,
+                               0, len(graph.inputs), len(graph.outputs))
     return F.PLAN.pack(plan.memory.arena_size, len(tensors), tensor_offset, len(nodes), node_offset,
                        plan.streams.stream_count, plan.streams.event_count, in_offset, out_offset, gear_offset)
 

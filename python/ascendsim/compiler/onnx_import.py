@@ -7,7 +7,8 @@ initializers and Constant nodes become constant Values (numpy data); graph input
 converted to plain Python values, tensors to numpy), normalised into the IR form of its op (onnx_opsets.py;
 ops the IR composes from others are lowered there, onnx_lowering.py) and typed by the op registry right away,
 so later nodes see the shapes that normalisation needs; an op with neither an IR form nor a lowering is added
-as its ONNX function body when ONNX defines one (onnx_functions.py), node by node the same way. Finally,
+as its ONNX function body when ONNX defines one (onnx_functions.py), node by node the same way; If and Loop
+are imported with their subgraphs by child importers that resolve outer-scope names (onnx_control_flow.py). Finally,
 unused optional outputs and constants are dropped. Anything outside what the compiler supports raises a
 CompileError naming the node, the op and what is supported.
 """
@@ -25,7 +26,8 @@ import onnx
 from onnx import AttributeProto, numpy_helper
 
 from .errors import CompileError, node_error
-from .ir import Dim, Graph, Value
+from .ir import CONTROL_FLOW_OPS, Dim, Graph, Value
+from .onnx_control_flow import import_control_flow
 from .onnx_functions import function_body, type_problem
 from .onnx_lowering import LOWERED_OPS
 from .onnx_opsets import normalize
@@ -37,7 +39,7 @@ from .shape_inference import infer_node_types
 MIN_OPSET, MAX_OPSET = 11, 21
 ModelSource = Union[str, os.PathLike, bytes, onnx.ModelProto]
 _OPTIONAL_OUTPUTS = {"BatchNormalization": 1, "Dropout": 1, "MaxPool": 1, "LayerNormalization": 1}
-_CONTROL_FLOW = ("If", "Loop", "Scan", "SequenceMap")
+_OTHER_CONTROL_FLOW = ("Scan", "SequenceMap")  # If and Loop: onnx_control_flow.py
 
 
 def load_model(model: ModelSource, base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
@@ -67,7 +69,7 @@ def import_onnx(model: ModelSource, *, input_shapes: Mapping[str, Sequence[int]]
     opset = _check_model(proto)
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
-    return _Importer(proto, opset).run(dict(input_shapes or {}))
+    return _Importer(proto.graph, opset).run(dict(input_shapes or {}))
 
 
 def _check_model(proto: onnx.ModelProto) -> int:
@@ -126,32 +128,62 @@ def _initializer(tensor: onnx.TensorProto) -> np.ndarray:
 
 
 class _Importer:
-    def __init__(self, proto: onnx.ModelProto, opset: int) -> None:
+    """Imports one ONNX graph: the model's, or (with `parent`) a subgraph of an If/Loop node, whose names not
+    defined in it are looked up in the enclosing graphs (outer-scope values, onnx_control_flow.py)."""
+
+    def __init__(self, proto: onnx.GraphProto, opset: int, parent: _Importer | None = None) -> None:
         self.proto = proto
-        self.graph = Graph(proto.graph.name or "graph", opset=opset)
+        self.parent = parent
+        self.graph = Graph(proto.name or "graph", opset=opset)
+        self.root: Graph = parent.root if parent is not None else self.graph  # holds every subgraph
         self.known: dict[str, Known] = {}
-        self.declared = {vi.name: vi for vi in (*proto.graph.value_info, *proto.graph.output)}
-        self.node_names: set[str] = set()
+        self.declared = {vi.name: vi for vi in (*proto.value_info, *proto.output)}
+        self.node_names: set[str] = parent.node_names if parent is not None else set()
+        self.captured: list[tuple[Value, Value]] = []  # (outer value, this graph's input standing for it)
 
     def run(self, input_shapes: dict[str, Sequence[int]]) -> Graph:
-        g = self.proto.graph
+        self._initializers()
+        self._inputs(input_shapes)
+        self.body(check_declared=not input_shapes)
+        return self.graph
+
+    def _initializers(self) -> None:
+        g = self.proto
         if len(g.sparse_initializer):
             raise CompileError(f"sparse initializer {g.sparse_initializer[0].values.name!r} is not supported; "
                                "supported: dense initializers")
         for tensor in g.initializer:
             self._constant(tensor.name, _initializer(tensor), f"initializer {tensor.name!r}",
                            tensor.data_type)
-        self._inputs(input_shapes)
-        for index, node in enumerate(g.node):
+
+    def body(self, *, check_declared: bool) -> None:
+        """The nodes and outputs (after the inputs were added); `check_declared` compares the declared output
+        shapes (overridden inputs leave the model's declared output shapes behind)."""
+        for index, node in enumerate(self.proto.node):
             self._node(node, index)
-        for out in g.output:
-            if out.name not in self.graph.values:
+        for out in self.proto.output:
+            value = self.lookup(out.name)
+            if value is None:
                 raise CompileError(f"graph output {out.name!r} is not produced by any node")
-            self.graph.outputs.append(self.graph.values[out.name])
-            if not input_shapes:  # (overridden inputs leave the model's declared output shapes behind)
-                _check_declared_output(out, self.graph.values[out.name])
+            self.graph.outputs.append(value)
+            if check_declared:
+                _check_declared_output(out, value)
         self._cleanup()
-        return self.graph
+
+    def lookup(self, name: str) -> Value | None:
+        """The value `name` names here: defined in this graph, or an outer-scope value (a constant is copied
+        in; another becomes an input of this graph, bound to the outer value by the control-flow node)."""
+        value = self.graph.values.get(name)
+        if value is not None or self.parent is None:
+            return value
+        outer = self.parent.lookup(name)
+        if outer is None:
+            return None
+        if outer.is_constant:
+            return self.graph.constant(name, outer.data)  # type: ignore[arg-type]
+        inner = self.graph.value(name, outer.dtype, outer.shape)
+        self.captured.append((outer, inner))
+        return inner
 
     # ---- values ---------------------------------------------------------------------------------------
 
@@ -165,8 +197,8 @@ class _Importer:
         return self.graph.constant(name, np.asarray(array))
 
     def _inputs(self, input_shapes: dict[str, Sequence[int]]) -> None:
-        initializers = {t.name for t in self.proto.graph.initializer}
-        inputs = [vi for vi in self.proto.graph.input if vi.name not in initializers]
+        initializers = {t.name for t in self.proto.initializer}
+        inputs = [vi for vi in self.proto.input if vi.name not in initializers]
         unknown = set(input_shapes) - {vi.name for vi in inputs}
         if unknown:
             raise CompileError(f"input shape given for {sorted(unknown)}, which the model does not have; "
@@ -194,9 +226,12 @@ class _Importer:
         if domain:
             raise node_error(name, proto.op_type, f"domain {proto.domain!r} is not supported; supported: the "
                              "default ONNX domain (ai.onnx)")
-        if proto.op_type in _CONTROL_FLOW:
-            raise node_error(name, proto.op_type, "control flow (subgraphs) is not supported; supported ops: "
-                             + supported_list())
+        if proto.op_type in CONTROL_FLOW_OPS:
+            import_control_flow(self, proto, name)
+            return
+        if proto.op_type in _OTHER_CONTROL_FLOW:
+            raise node_error(name, proto.op_type, "control flow (subgraphs) is not supported for this op; "
+                             "supported: If and Loop")
         if proto.op_type not in SUPPORTED_OPS and proto.op_type not in LOWERED_OPS:
             self._function(proto, name, opset)
             return
@@ -248,9 +283,10 @@ class _Importer:
     def _input(self, name: str, node: str, op_type: str) -> Value | None:
         if not name:
             return None
-        if name not in self.graph.values:
+        value = self.lookup(name)
+        if value is None:
             raise node_error(node, op_type, f"input {name!r} is not defined before the node")
-        return self.graph.values[name]
+        return value
 
     def _outputs(self, proto: onnx.NodeProto) -> list[Value]:
         names = list(proto.output)

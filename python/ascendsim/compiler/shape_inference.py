@@ -10,13 +10,16 @@ Reshape/Expand/ConstantOfShape/Slice/Tile see their target even before constant 
 from __future__ import annotations
 
 from .errors import node_error
-from .ir import Graph, Node
+from .ir import CONTROL_FLOW_OPS, Graph, Node
 from .ops import infer_node
 from .ops._common import Known
 
 
 def infer_node_types(node: Node, known: dict[str, Known]) -> None:
-    """Infers one node and writes dtype/shape onto its outputs (unknown results keep what was there)."""
+    """Infers one node and writes dtype/shape onto its outputs (unknown results keep what was there). A
+    control-flow node keeps the types its import gave it (from its subgraphs, onnx_control_flow.py)."""
+    if node.op_type in CONTROL_FLOW_OPS and not node.domain:
+        return
     types = infer_node(node, known)
     if len(types) < len(node.outputs):
         raise node_error(node.name, node.op_type, f"has {len(node.outputs)} outputs; the op defines {len(types)}")
