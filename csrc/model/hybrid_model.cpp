@@ -32,6 +32,14 @@
 // feature-map bytes and its peak (ascendsimGetModelMemory; the NODE_TIMING report), to compare with the
 // arena the static planner gives for the same shapes.
 //
+// The steps' fast paths (the Main loop runs them at every execution, so their fixed cost is the per-node
+// overhead of the v2 runtime): every tensor's dims carry a version that changes when they do, and a node
+// remembers the versions it last saw. InferShape skips the shape function when no input's dims changed and
+// the function read no input values (Reshape's target, Slice's starts: those run every time); Launch reuses
+// the node's last kernel when none of its inputs' and outputs' dims changed, and otherwise looks the shape up
+// in the node's cache. FreeInputs hands a feature map to the instance's RecycledBlocks, from which the next
+// AllocOutputs of its exact size takes it (recycled_blocks.h; the device allocator sees the same bytes in use).
+//
 // Observability: ASCENDSIM_NODE_TIMING=1 wraps every step of an instance in a timer (reported per node at
 // unload); with profiling on, an execution runs every step through a wrapper that records its span (named
 // after the node, the step as category) inside one span for the execution.
@@ -53,6 +61,7 @@
 #include "kernels/dtype_convert.h"
 #include "model/node_spec.h"
 #include "model/parallel_executor.h"
+#include "model/recycled_blocks.h"
 #include "prof/profiler.h"
 #include "runtime/device.h"
 
@@ -84,8 +93,10 @@ namespace {
 
 struct TensorState {
   Dims dims;
+  uint64_t version = 0;  // changes whenever `dims` does (HybridInstance::set_dims)
   void* addr = nullptr;
   bool owned = false;  // allocated by AllocOutputs (returned by FreeInputs, or at the end of a failed run)
+  size_t bytes = 0;      // owned: the bytes allocated
   uint64_t counted = 0;  // owned: its bytes in the execution's live feature-map count
 };
 
@@ -96,6 +107,7 @@ struct CachedKernel {
 
 constexpr uint32_t kSteps = 4;  // InferShape, AllocOutputs, Launch, FreeInputs
 constexpr uint64_t kPlannerAlign = 512;  // the static planner's rounding (compiler/memory.py ALIGN, GE's MEM_ALIGN_SIZE)
+constexpr uint64_t kNever = UINT64_MAX;  // a version no tensor has: the step's memo is empty
 constexpr size_t kKernelsPerNode = 16;  // shapes whose kernels a node keeps (a kernel may hold packed weights)
 char zero_byte_tensor[8];       // the address of an empty tensor (nothing is read or written there)
 
@@ -143,6 +155,14 @@ struct HybridInstance final : SubgraphRunner {
   std::vector<const void*> in_ptrs;                // per node, its inputs' addresses (slot_begin)
   std::vector<void*> out_ptrs;
   std::vector<size_t> in_begin, out_begin;
+  // Per-node memos of the steps (see the top of the file): the input versions at the node's last inference
+  // (slots in_begin), the input and output versions of its last kernel (slots in_begin + out_begin) and that
+  // kernel, and whether its shape function reads input values (then it is never skipped).
+  uint64_t versions = 0;
+  std::vector<uint64_t> shape_seen, kernel_seen;
+  std::vector<kernels::Kernel*> last_kernel;
+  std::vector<char> reads_values;
+  RecycledBlocks recycled;  // feature maps freed since the last allocation (recycled_blocks.h)
   uintptr_t stream = 0;
   const size_t* output_sizes = nullptr;
   std::vector<size_t> allocated;  // per model output: bytes the runtime allocated for a NULL buffer, else 0
@@ -174,6 +194,22 @@ struct HybridInstance final : SubgraphRunner {
     return "node '" + node.name + "' (" + node.op_type + ")";
   }
 
+  void set_dims(TensorState& s, const Dims& dims) {
+    if (s.dims == dims) return;
+    s.dims = dims;  // a copy into the capacity the tensor has
+    s.version = ++versions;
+  }
+  // Whether the versions of `ids`' tensors equal `seen` (absent ids count as 0); stores them there.
+  bool restamp(const std::vector<uint32_t>& ids, uint64_t* seen) const {
+    bool same = true;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const uint64_t v = ids[i] == kNone ? 0 : tensors[ids[i]].version;
+      same &= seen[i] == v;
+      seen[i] = v;
+    }
+    return same;
+  }
+
   void infer_shape(uint32_t n) {
     if (!ok()) return;
     const LoweredNode& lowered = graph->nodes[n];
@@ -182,6 +218,10 @@ struct HybridInstance final : SubgraphRunner {
       return;
     }
     const NodeDef& node = *lowered.def;
+    // Inputs of the dims this node last inferred from, and a shape function that reads no values: the outputs
+    // keep the dims it gave them (no other step writes them).
+    uint64_t* seen = shape_seen.data() + in_begin[n];
+    if (restamp(node.inputs, seen) && !reads_values[n]) return;
     // Scratch per thread (the parallel executor runs an instance's steps on several), reused: a step allocates
     // nothing once warm (the shape functions assign into `dims`' elements, which keep their capacity).
     thread_local std::vector<ShapeInput> inputs;
@@ -194,13 +234,17 @@ struct HybridInstance final : SubgraphRunner {
     }
     std::string why;
     const ShapeCall call{node.attrs, inputs, node.outputs.size()};
-    if (!lowered.shape_fn(call, &dims, &why)) {
+    const bool inferred = lowered.shape_fn(call, &dims, &why);
+    reads_values[n] = call.read_values;
+    if (!inferred) {
+      std::fill(seen, seen + node.inputs.size(), kNever);
       std::string given;
       for (const ShapeInput& in : inputs) given += (given.empty() ? "" : ", ") + (in.present ? dims_text(*in.dims) : "-");
       set_error(ACL_ERROR_GE_SHAPE_INVALID, where(n) + ": shape inference failed for inputs " + given + ": " + why);
       return;
     }
     set_output_dims(n, &dims);
+    if (!ok()) std::fill(seen, seen + node.inputs.size(), kNever);
   }
 
   // The shapes a node's InferShape gives its outputs, checked against the compiled record.
@@ -222,7 +266,7 @@ struct HybridInstance final : SubgraphRunner {
             return;
           }
       }
-      tensors[node.outputs[o]].dims = dims[o];  // a copy into the capacity the tensor has
+      set_dims(tensors[node.outputs[o]], dims[o]);
     }
   }
 
@@ -267,7 +311,7 @@ struct HybridInstance final : SubgraphRunner {
         return false;
       }
       TensorState& s = c.tensors[p.input_ids[i]];
-      s.dims = inputs[i].dims;
+      c.set_dims(s, inputs[i].dims);
       s.addr = inputs[i].addr;
     }
     for (uint32_t id : p.output_ids) c.tensors[id].addr = nullptr;
@@ -277,6 +321,7 @@ struct HybridInstance final : SubgraphRunner {
     c.failed = false;
     c.error = ACL_SUCCESS;
     model->run_main(&c, c.main.data());
+    c.recycled.flush([&](void* addr) { c.release(addr); });
     if (c.failed) {
       c.discard();
       fail(c.error, "subgraph " + std::to_string(index) + ": " + c.message);
@@ -343,13 +388,15 @@ struct HybridInstance final : SubgraphRunner {
         s.addr = zero_byte_tensor;
         continue;
       }
-      s.addr = model->device_->memory().allocate(bytes, stream, 0, "aclmdlExecute");
+      s.addr = recycled.take(bytes, [&](void* addr) { release(addr); });
+      if (s.addr == nullptr) s.addr = model->device_->memory().allocate(bytes, stream, 0, "aclmdlExecute");
       if (s.addr == nullptr) {
         set_error(ACL_ERROR_GE_MEMORY_ALLOCATION, where(n) + ": no device memory for output '" + t.name + "' (" +
                   std::to_string(bytes) + " bytes)");
         return;
       }
       s.owned = true;
+      s.bytes = bytes;
       s.counted = (bytes + kPlannerAlign - 1) / kPlannerAlign * kPlannerAlign;
       const uint64_t live = live_bytes.fetch_add(s.counted, std::memory_order_relaxed) + s.counted;
       uint64_t peak = peak_bytes.load(std::memory_order_relaxed);
@@ -361,6 +408,11 @@ struct HybridInstance final : SubgraphRunner {
   kernels::Kernel* kernel_for(uint32_t n) {
     const LoweredNode& lowered = graph->nodes[n];
     const NodeDef& node = *lowered.def;
+    // No input or output has changed dims since this node's last kernel: that kernel.
+    uint64_t* seen = kernel_seen.data() + in_begin[n] + out_begin[n];
+    const bool same_inputs = restamp(node.inputs, seen);
+    if (restamp(node.outputs, seen + node.inputs.size()) && same_inputs && last_kernel[n] != nullptr) return last_kernel[n];
+    last_kernel[n] = nullptr;
     thread_local Dims key;  // scratch, as infer_shape's
     key.clear();
     for (uint32_t id : node.inputs) {
@@ -376,7 +428,7 @@ struct HybridInstance final : SubgraphRunner {
       key.insert(key.end(), tensors[id].dims.begin(), tensors[id].dims.end());
     }
     for (CachedKernel& cached : kernels[n])
-      if (cached.key == key) return cached.kernel.get();
+      if (cached.key == key) return last_kernel[n] = cached.kernel.get();
     const kernels::NodeSpec spec = node_spec(
         plan(), node, [&](uint32_t id) -> const Dims& { return tensors[id].dims; }, [&](uint32_t id) { return tensors[id].addr; });
     std::string why;
@@ -387,7 +439,7 @@ struct HybridInstance final : SubgraphRunner {
     }
     if (kernels[n].size() >= kKernelsPerNode) kernels[n].erase(kernels[n].begin());  // the oldest shape
     kernels[n].push_back({key, std::move(kernel)});
-    return kernels[n].back().kernel.get();
+    return last_kernel[n] = kernels[n].back().kernel.get();
   }
 
   void launch(uint32_t n) {
@@ -422,7 +474,7 @@ struct HybridInstance final : SubgraphRunner {
     for (uint32_t id : graph->nodes[n].frees) {
       TensorState& s = tensors[id];
       if (!s.owned) continue;
-      model->device_->memory().release(s.addr, "aclmdlExecute");
+      recycled.keep(s.addr, s.bytes, [&](void* addr) { release(addr); });
       live_bytes.fetch_sub(s.counted, std::memory_order_relaxed);
       s.owned = false;
       s.addr = nullptr;
@@ -431,6 +483,7 @@ struct HybridInstance final : SubgraphRunner {
 
   // After a failed run: every allocation of this run, the outputs the runtime allocated included.
   void discard() {
+    recycled.flush([&](void* addr) { release(addr); });
     for (std::vector<FlowTensor>& r : results) release_flow(*this, &r);
     for (TensorState& s : tensors) {  // what no FreeInputs step returned
       if (s.owned) release(s.addr);
@@ -710,6 +763,10 @@ std::unique_ptr<HybridInstance> HybridModel::make_instance(uint32_t index) {
   }
   inst->pending.resize(g.steps);
   inst->queue.resize(g.steps);
+  inst->shape_seen.assign(inst->in_ptrs.size(), kNever);
+  inst->kernel_seen.assign(inst->in_ptrs.size() + inst->out_ptrs.size(), kNever);
+  inst->last_kernel.assign(p.nodes.size(), nullptr);
+  inst->reads_values.assign(p.nodes.size(), 0);
   return inst;
 }
 
@@ -739,7 +796,7 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
   // Bind: the inputs' dims and buffers, the outputs' buffers, the stream.
   for (size_t i = 0; i < p.input_ids.size(); ++i) {
     TensorState& s = inst->tensors[p.input_ids[i]];
-    s.dims = input_dims[i];
+    inst->set_dims(s, input_dims[i]);
     s.addr = const_cast<void*>(inputs[i]);
   }
   for (size_t o = 0; o < p.output_ids.size(); ++o) inst->tensors[p.output_ids[o]].addr = outputs[o];
@@ -768,6 +825,7 @@ aclError HybridModel::execute(const std::vector<Dims>& input_dims, const void* c
     main = traced_main.data();
   }
   run_main(inst, main);
+  inst->recycled.flush([&](void* addr) { inst->release(addr); });
   if (track != 0) prof::span(track, name_, "model", start, prof::now_ns(), {"plan", 0});
   if (timing_) runs_.fetch_add(1, std::memory_order_relaxed);
   aclError ret = ACL_SUCCESS;

@@ -237,6 +237,7 @@ bool reduce(const ShapeCall& c, std::vector<Dims>* out, std::string* error) {
 }  // namespace
 
 bool ShapeCall::values(size_t i, std::vector<int64_t>* out, std::string* error) const {
+  read_values = true;
   if (i >= inputs.size() || !inputs[i].present || inputs[i].data == nullptr) {
     *error = "input " + std::to_string(i) + " (a shape operand) is absent";
     return false;

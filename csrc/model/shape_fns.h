@@ -27,6 +27,9 @@ struct ShapeCall {
   const kernels::Attrs& attrs;
   const std::vector<ShapeInput>& inputs;
   size_t output_count;
+  // Set by values(): the outputs' dims depend on input values, not only on input dims (the runtime then
+  // infers this node's shapes at every execution; see HybridInstance::infer_shape).
+  mutable bool read_values = false;
   // The values of integer input i (INT32 / INT64), or false with `error` set.
   bool values(size_t i, std::vector<int64_t>* out, std::string* error) const;
 };

@@ -357,3 +357,29 @@ def test_description_of_a_dynamic_model(models, loaded) -> None:
     out_dims, ret = acl.mdl.get_output_dims(desc, 0)
     assert ret == ACL_SUCCESS and out_dims["dims"] == [-1, 5]
     acl.mdl.destroy_desc(desc)
+
+
+def test_shapes_from_values_follow_the_values(device: int, tmp_path: Path) -> None:
+    """Regression (the steps' memos): a Reshape whose target is a model input changes its output's dims while
+    every input keeps its dims; the nodes after it must infer again and take the kernel for the new dims."""
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Reshape", ["x", "target"], ["r"]), helper.make_node("Relu", ["r"], ["a"]),
+             helper.make_node("ReduceSum", ["a", "axes"], ["y"], keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "reshape_by_value",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("target", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows"])],
+        [helper.make_tensor("axes", TensorProto.INT64, [1], [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model_id, ret = aclmdlLoadFromFile(str(compile_model(model, tmp_path, "by_value", input_shape="x:-1;target:2")))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    try:
+        x = np.arange(-5, 7, dtype=np.float32)
+        for rows, cols in [(3, 4), (2, 6), (3, 4), (12, 1), (2, 6)]:
+            ret, (y,) = execute_dynamic(model_id, [x, np.array([rows, cols], np.int64)], [(np.float32, 12)])
+            assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+            np.testing.assert_array_equal(y, np.maximum(x.reshape(rows, cols), 0).sum(axis=1))
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
