@@ -2,11 +2,12 @@
 data-dependent condition picks branches with different output shapes, an If reading outer-scope tensors, a
 Loop with a trip count and carried state (a matrix power) and scan outputs, a while loop whose carried value
 grows, zero iterations, an If nested in a Loop; under the three executors (the results must be identical);
-through pyACL and from C; and the compile errors (an op without a runtime shape function inside a subgraph
+through pyACL, from C and from two threads at once; and the compile errors (an op without a runtime shape function inside a subgraph
 names the node). About 3 s."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from dynamic_shape_helpers import execute_dynamic
 from exec_helpers import compile_model, reference
 from onnx import helper
 
+import acl
 from acl_helpers import TESTS, Compiler
 from ascendcl import ACL_SUCCESS, aclGetRecentErrMsg, aclmdlLoadFromFile, aclmdlUnload
 from ascendsim.compiler.errors import CompileError
@@ -80,6 +82,37 @@ def test_control_flow_against_onnxruntime_under_three_executors(case: str, devic
         for got, want in zip(runs[executor], runs["sequential"]):
             for g, w in zip(got, want):
                 np.testing.assert_array_equal(g, w)
+
+
+def test_two_threads_run_one_control_flow_model(device: int, tmp_path: Path) -> None:
+    """Each execution takes its own instance, with its own subgraph instances: two threads at once, each feed
+    checked against onnxruntime."""
+    make, feeds = CASES["loop_nested_if"]
+    model = make()
+    model_id, ret = aclmdlLoadFromFile(str(compile_model(model, tmp_path, "threads")))
+    assert ret == ACL_SUCCESS, aclGetRecentErrMsg()
+    context, _ = acl.rt.get_context()
+    wants = [reference(model, feed) for feed in feeds]
+    failures: list[str] = []
+
+    def work(first: int) -> None:
+        acl.rt.set_context(context)
+        for k in range(6):
+            which = (first + k) % len(feeds)
+            ret, got = execute_dynamic(model_id, [feeds[which][i.name] for i in model.graph.input],
+                                       [(w.dtype, max(w.size, 1)) for w in wants[which]])
+            if ret != ACL_SUCCESS or not all(np.allclose(g, w, rtol=1e-5, atol=1e-5) for g, w in zip(got, wants[which])):
+                failures.append(f"thread {first} run {k}: {ret} {aclGetRecentErrMsg()}")
+
+    try:
+        threads = [threading.Thread(target=work, args=(first,)) for first in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
+    assert not failures
 
 
 def test_if_from_c(compiler: Compiler, device: int, tmp_path: Path) -> None:
