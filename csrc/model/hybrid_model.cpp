@@ -6,9 +6,10 @@
 //                 inputs (and the values of its shape operands);
 //   AllocOutputs- each FEATURE_MAP output gets device memory of that size from the device's caching allocator
 //                 (keyed by the execution's stream); a model output is the user's buffer, checked to be large
-//                 enough;
+//                 enough; a VIEW node's (Reshape, Flatten, Squeeze, Unsqueeze, Identity) output is its input's
+//                 bytes, and those are freed after the last reader of either;
 //   Launch      - the kernel for this node and these concrete shapes, built by the kernel factory on first
-//                 use and cached by shape, runs on the tensors' addresses;
+//                 use and cached by shape, runs on the tensors' addresses (a view has nothing to run);
 //   FreeInputs  - the FEATURE_MAP tensors whose last reader (in node order) is this node go back to the
 //                 allocator's cache.
 // Edges: InferShape -> AllocOutputs -> Launch of one node; the Launch of a producer -> the InferShape of
@@ -345,6 +346,10 @@ struct HybridInstance final : SubgraphRunner {
   void alloc_outputs(uint32_t n) {
     if (!ok()) return;
     const NodeDef& node = *graph->nodes[n].def;
+    if (graph->nodes[n].view) {  // input 0's bytes (freed with them: see lower())
+      tensors[node.outputs[0]].addr = tensors[node.inputs[0]].addr;
+      return;
+    }
     const bool control = graph->nodes[n].control != ControlOp::None;
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       const uint32_t id = node.outputs[o];
@@ -453,6 +458,7 @@ struct HybridInstance final : SubgraphRunner {
       release_flow(*this, &results[n]);
       return;
     }
+    if (lowered.view) return;
     kernels::Kernel* kernel = kernel_for(n);
     if (kernel == nullptr) return;
     const void** ins = in_ptrs.data() + in_begin[n];
@@ -585,8 +591,12 @@ aclError HybridModel::lower(uint32_t index, const char* api) {
   g.plan = index == 0 ? &def_->plans[0] : &def_->subgraphs[index - 1];
   const PlanDef& p = *g.plan;
   std::vector<uint32_t> producer(p.tensors.size(), kNone);  // per tensor: the node writing it
-  std::vector<uint32_t> last_reader(p.tensors.size(), kNone);
+  std::vector<uint32_t> last_reader(p.tensors.size(), kNone);  // of the bytes: per alias root, below
   std::vector<std::vector<uint32_t>> readers(p.tensors.size());
+  // A view's output is its input's bytes: the tensor holding them (the root) lives until the last reader of
+  // any of its views.
+  std::vector<uint32_t> root(p.tensors.size());
+  for (uint32_t id = 0; id < p.tensors.size(); ++id) root[id] = id;
   g.nodes.resize(p.nodes.size());
   for (uint32_t n = 0; n < p.nodes.size(); ++n) {
     const NodeDef& node = p.nodes[n];
@@ -594,6 +604,10 @@ aclError HybridModel::lower(uint32_t index, const char* api) {
     lowered.def = &node;
     lowered.round_outputs = (node.flags & kernels::kRoundOutputsFp16) != 0;
     lowered.control = control_op(node);
+    lowered.view = (node.flags & kernels::kView) != 0 && !lowered.round_outputs && !node.inputs.empty() &&
+                   node.inputs[0] != kNone && node.outputs.size() == 1 &&
+                   p.tensors[node.outputs[0]].kind == TensorKind::FeatureMap &&
+                   p.tensors[node.outputs[0]].dtype == p.tensors[node.inputs[0]].dtype;
     lowered.shape_fn = find_shape_fn(node.op_type, node.domain);
     lowered.factory = kernels::find_kernel(node.op_type, node.domain);
     const std::string op = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
@@ -627,13 +641,15 @@ aclError HybridModel::lower(uint32_t index, const char* api) {
     }
     for (uint32_t id : node.inputs)
       if (id != kNone) {
-        last_reader[id] = n;
-        if (readers[id].empty() || readers[id].back() != n) readers[id].push_back(n);
+        const uint32_t r = root[id];
+        last_reader[r] = n;
+        if (readers[r].empty() || readers[r].back() != n) readers[r].push_back(n);
       }
+    if (lowered.view) root[node.outputs[0]] = root[node.inputs[0]];
   }
   // A feature map is freed after its last reader; one nobody reads (an unused optional output) after its producer.
   for (uint32_t id = 0; id < p.tensors.size(); ++id) {
-    if (p.tensors[id].kind != TensorKind::FeatureMap) continue;
+    if (p.tensors[id].kind != TensorKind::FeatureMap || root[id] != id) continue;
     const uint32_t last = last_reader[id] != kNone ? last_reader[id] : producer[id];
     if (last != kNone) g.nodes[last].frees.push_back(id);
   }

@@ -35,6 +35,7 @@ struct LoweredNode {
   ControlOp control = ControlOp::None;  // If / Loop: InferShape runs a subgraph (model/control_flow.h)
   std::vector<uint32_t> frees;  // FEATURE_MAP tensors whose last reader (in node order) is this node
   bool round_outputs = false;   // ROUND_OUTPUTS_FP16
+  bool view = false;            // its FEATURE_MAP output is input 0's bytes: no allocation, no kernel
 };
 
 // One lowered graph: the model's plan (graph 0) or If/Loop subgraph s (graph s + 1); its Main steps' edges

@@ -24,7 +24,7 @@ import numpy as np
 from . import om_format as F
 from .aipp import AippInfo
 from .ir import DType, Graph, Value
-from .memory import MemoryPlan, WeightPlan
+from .memory import VIEW_OPS, MemoryPlan, WeightPlan
 from .om_attrs import AttrBlob, StringTable
 from .streams import StreamPlan
 
@@ -219,6 +219,8 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
         attr_offset, attr_count = blob.add_attrs(node.attrs, f"node {node.name!r} ({node.op_type})")
         flags = plan.node_flags.get(node.name, 0)
         if node.outputs and node.outputs[0].name in plan.memory.aliases:
+            flags |= F.NodeFlag.VIEW
+        elif model.dynamic_shape and node.op_type in VIEW_OPS and not node.domain:  # may alias: no offsets (§11)
             flags |= F.NodeFlag.VIEW
         if model.dynamic_shape and not all(v.is_static for v in node.outputs):
             flags |= F.NodeFlag.SHAPE_DEPENDENT
