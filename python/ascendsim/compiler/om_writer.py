@@ -218,9 +218,9 @@ def _plan(plan: OmPlan, model: OmModel, section: _Section, strings: StringTable,
         io_offset = section.add(np.asarray(io, dtype="<u4").tobytes())
         attr_offset, attr_count = blob.add_attrs(node.attrs, f"node {node.name!r} ({node.op_type})")
         flags = plan.node_flags.get(node.name, 0)
-        if node.outputs and node.outputs[0].name in plan.memory.aliases:
-            flags |= F.NodeFlag.VIEW
-        elif model.dynamic_shape and node.op_type in VIEW_OPS and not node.domain:  # may alias: no offsets (§11)
+        # A planned alias; in a dynamic-shape model (no offsets) every view op, whose output may alias (§11).
+        planned_alias = bool(node.outputs) and node.outputs[0].name in plan.memory.aliases
+        if planned_alias or (model.dynamic_shape and node.op_type in VIEW_OPS and not node.domain):
             flags |= F.NodeFlag.VIEW
         if model.dynamic_shape and not all(v.is_static for v in node.outputs):
             flags |= F.NodeFlag.SHAPE_DEPENDENT
