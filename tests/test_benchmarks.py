@@ -33,6 +33,7 @@ EVERY_ROW = {
     *(f"kernels.{case}.{peer}" for case in ("conv1x1.64_256_56", "conv3x3.64_64_56") for peer in ("openblas", "ort")),
     "kernels.dw3x3.32_112.ort", "kernels.matmul.attention_12_128_64.ort",
     *(f"dynamic.chain.{face}.{peer}" for face in ("c", "py") for peer in ("per_node", "v1")),
+    *(f"dynamic.chain.py.per_node.{executor}" for executor in ("topological", "parallel")),
     *(f"dynamic.bert.s{seq}.t{threads}{static}" for seq in (16, 64, 128, 384) for threads in (1, 2)
       for static in ("", ".static")),
 }

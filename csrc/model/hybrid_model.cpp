@@ -794,7 +794,9 @@ void HybridModel::run_main(HybridInstance* inst, const ascendsim_exec_node* main
   switch (executor_) {
     case ExecutorKind::Sequential: ascendsim_execute_nodes(main, g.steps); break;
     case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;
-    case ExecutorKind::ParallelTopological: execute_parallel_topological(graph); break;
+    case ExecutorKind::ParallelTopological:
+      execute_parallel_topological(graph, inst->pending.data(), inst->queue.data());
+      break;
   }
 }
 

@@ -9,7 +9,14 @@
 
 namespace ascendsim::model {
 
-void execute_parallel_topological(const ascendsim_exec_graph& graph) {
+void execute_parallel_topological(const ascendsim_exec_graph& graph, uint32_t* pending_scratch,
+                                  uint32_t* queue_scratch) {
+  const int threads = kernels::num_threads();
+  if (threads == 1) {  // nothing to share: the single-threaded queue, without the lock
+    ascendsim_execute_topological(&graph, pending_scratch, queue_scratch);
+    return;
+  }
+  constexpr uint32_t kNoNode = UINT32_MAX;
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<uint32_t> pending(graph.in_degree, graph.in_degree + graph.count);
@@ -18,24 +25,38 @@ void execute_parallel_topological(const ascendsim_exec_graph& graph) {
   for (size_t i = 0; i < graph.count; ++i)
     if (pending[i] == 0) ready.push_back(static_cast<uint32_t>(i));
   size_t done = 0;
+  // A thread keeps the first successor its node releases (no queue round trip and no wake-up: a chain of steps
+  // stays on one thread) and queues the others, waking the waiting threads only for those.
   auto worker = [&](int64_t, int64_t) {
     std::unique_lock<std::mutex> lock(mutex);
+    uint32_t next = kNoNode;
     while (true) {
-      changed.wait(lock, [&] { return !ready.empty() || done == graph.count; });
-      if (ready.empty()) return;  // every node has run
-      const uint32_t n = ready.back();
-      ready.pop_back();
+      if (next == kNoNode) {
+        changed.wait(lock, [&] { return !ready.empty() || done == graph.count; });
+        if (ready.empty()) return;  // every node has run
+        next = ready.back();
+        ready.pop_back();
+      }
+      const uint32_t n = next;
       lock.unlock();
       graph.nodes[n].func(graph.nodes[n].context);
       lock.lock();
       ++done;
-      for (uint32_t s = graph.succ_begin[n]; s < graph.succ_begin[n + 1]; ++s)
-        if (--pending[graph.succ[s]] == 0) ready.push_back(graph.succ[s]);
-      changed.notify_all();
+      next = kNoNode;
+      bool queued = false;
+      for (uint32_t s = graph.succ_begin[n]; s < graph.succ_begin[n + 1]; ++s) {
+        if (--pending[graph.succ[s]] != 0) continue;
+        if (next == kNoNode) {
+          next = graph.succ[s];
+        } else {
+          ready.push_back(graph.succ[s]);
+          queued = true;
+        }
+      }
+      if (queued || done == graph.count) changed.notify_all();
     }
   };
   // One chunk per thread: each chunk is a worker loop over the shared queue.
-  const int threads = kernels::num_threads();
   kernels::parallel_for(threads, 1, worker);
 }
 

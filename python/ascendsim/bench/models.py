@@ -32,7 +32,8 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
   note is the v2 execution's peak feature-map memory (ascendsim.model_memory) beside the static planner's arena.
   dynamic.chain.{c,py}: the chain rows' formula on the same chain compiled with a dynamic batch axis ("x:-1,4",
   run at 1): the v2 Main loop's cost per node (infer-shape, alloc, launch, free) vs ORT's per node on that
-  dynamic ONNX (goal <= 0.25x) and vs the v1 sink loop's per node (the chain rows' figure, same run).
+  dynamic ONNX (goal <= 0.25x) and vs the v1 sink loop's per node (the chain rows' figure, same run); and from
+  Python under the topological and parallel executors (ASCENDSIM_V2_EXECUTOR at load), in turns with the default.
 The overhead, chain and concurrency rows and dynamic.chain run with one thread per execution (ASCENDSIM_NUM_THREADS=1,
 intra_op 1).
 
@@ -45,6 +46,7 @@ count runs in its own worker process (ascendsim.bench.workers).
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,6 +90,7 @@ MODEL_GOAL = 1.0
 DYNAMIC_SEQS = (16, 64, 128, 384)
 DYNAMIC_STATIC_GOAL = 1.05  # issue 15: the dynamic path costs <= 5 % more than the static model of that shape
 V2_NODE_GOAL = 0.25  # issue 15: the v2 Main loop's per-node cost <= 0.25x onnxruntime's
+V2_EXECUTORS = ("topological", "parallel")  # ASCENDSIM_V2_EXECUTOR values timed beside the default (sequential)
 BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -213,8 +216,18 @@ class Ours:
     sized by the model description. A dynamic-shape model's inputs get descriptions of the feeds' dims, and its
     outputs of unknown size (0) the bytes of `output_bytes` (the outputs ORT gave for the feeds)."""
 
-    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray], output_bytes: Sequence[int] = ()) -> None:
-        self.model_id, ret = acl.mdl.load_from_file(str(om_path))
+    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray], output_bytes: Sequence[int] = (),
+                 executor: str | None = None) -> None:
+        # A dynamic-shape model's executor (ASCENDSIM_V2_EXECUTOR) is read when it loads.
+        saved = os.environ.pop("ASCENDSIM_V2_EXECUTOR", None)
+        if executor is not None:
+            os.environ["ASCENDSIM_V2_EXECUTOR"] = executor
+        try:
+            self.model_id, ret = acl.mdl.load_from_file(str(om_path))
+        finally:
+            os.environ.pop("ASCENDSIM_V2_EXECUTOR", None)
+            if saved is not None:
+                os.environ["ASCENDSIM_V2_EXECUTOR"] = saved
         check(ret, f"load {om_path}")
         desc = acl.mdl.create_desc()
         check(acl.mdl.get_desc(desc, self.model_id), "get_desc")
@@ -336,12 +349,20 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
         peer = Peer(path, feeds, 1, optimise=False)
         ours = Ours(directory / f"{name}.om", feeds, peer.output_bytes)
         iterations = effort.overhead_iterations if name.startswith("one") else effort.chain_iterations
-        figures.update(common.measure({f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN,
-                                       f"py.ort_iobinding.{name}": ORT_IOBINDING},
-                                      iterations, statements(ours, peer), effort.repeats))
+        timed = {f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN, f"py.ort_iobinding.{name}": ORT_IOBINDING}
+        namespace = statements(ours, peer)
+        # The other v2 executors (read at load) on the same dynamic model, in turns with the default one.
+        others = [Ours(directory / f"{name}.om", feeds, peer.output_bytes, executor=executor)
+                  for executor in (V2_EXECUTORS if name.endswith("_dyn") else ())]
+        for executor, other in zip(V2_EXECUTORS, others):
+            timed[f"py.execute.{name}.{executor}"] = f"execute({executor}_id, {executor}_in, {executor}_out)"
+            namespace.update({f"{executor}_id": other.model_id, f"{executor}_in": other.inputs,
+                              f"{executor}_out": other.outputs})
+        figures.update(common.measure(timed, iterations, namespace, effort.repeats))
         c_args += [name, str(directory / f"{name}.om"), str(iterations * 5)]
         providers = peer.session.get_providers()
-        ours.close()
+        for model in (ours, *others):
+            model.close()
     if "sink" in groups:
         model, ops = Ours(directory / "sink.om", random_feeds(directory / "sink.onnx")), SingleOps(directory / "sink_ops")
         iterations = max(2, effort.chain_iterations // 20)
@@ -417,6 +438,10 @@ def dynamic_rows(figures: dict[str, Any], notes: dict[str, str]) -> list[Row]:
                             v2, "ORT per node, same dynamic axes", ort_node, goal_ratio=V2_NODE_GOAL))
         out.append(make_row(f"dynamic.chain.{face}.v1", f"  the same ({face})", v2, "v1 sink loop per node (chain row)",
                             per_node(figures[f"{face}.execute.chain"], figures[f"{face}.execute.one"])))
+    for executor in V2_EXECUTORS:
+        v2 = per_node(figures[f"py.execute.chain_dyn.{executor}"], figures[f"py.execute.one_dyn.{executor}"])
+        out.append(make_row(f"dynamic.chain.py.per_node.{executor}", f"  the same, {executor} executor (py)", v2,
+                            "ORT per node, same dynamic axes", ort_node, goal_ratio=V2_NODE_GOAL))
     for seq in DYNAMIC_SEQS:
         for threads in THREADS:
             dynamic = figures[f"py.execute.bert_dyn.s{seq}.t{threads}"]
