@@ -359,6 +359,7 @@ struct HybridInstance final : SubgraphRunner {
         FlowTensor& r = results[n][o];
         s.addr = r.addr != nullptr ? r.addr : zero_byte_tensor;
         s.owned = r.owned;
+        s.bytes = flow_bytes(r);  // what the subgraph allocated: FreeInputs recycles it by this size
         r.owned = false;
         continue;
       }
