@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,10 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     assert "OPENBLAS_CORETYPE=Haswell" in header and "removed" in header
     assert "chain 1000 -> 1000" in header  # the chain was not fused
     assert "chain_dyn 1000 -> 1000" in header
+    # Models with side streams say how many nodes run there (the quick ResNet's 4 downsampling convs), and that
+    # those run beside the pool.
+    assert "resnet50 " in header and re.search(r"resnet50 \d+ -> \d+ \(4 on side streams\)", header), header
+    assert "more CPUs than its row's thread count" in header
     # The dynamic BERT's static rows carry the v2 peak feature-map memory beside the static planner's arena.
     assert "peak feature maps of the v2 execution" in next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")[
         "note"]

@@ -182,7 +182,8 @@ def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[
         ascendsim.compile(model, directory / name, soc_version=SOC, precision_mode="force_fp32",
                           disabled_passes=disabled, input_shape=input_shape)
         nodes = read_om(directory / f"{name}.om").plans[0]["nodes"]
-        facts[name] = {"onnx_nodes": len(model.graph.node), "om_nodes": len(nodes)}
+        facts[name] = {"onnx_nodes": len(model.graph.node), "om_nodes": len(nodes),
+                       "side_stream_nodes": sum(1 for node in nodes if node["stream"] != 0)}
     for chain in ("chain", "chain_dyn"):
         if chain in facts and facts[chain]["om_nodes"] != CHAIN:
             raise SystemExit(f"ascendsim bench: the Add chain compiled to {facts[chain]['om_nodes']} nodes, not "

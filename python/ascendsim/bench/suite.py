@@ -65,8 +65,15 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
         lines.append("ORT sessions: overhead/chain intra_op 1 and ORT_DISABLE_ALL; models intra_op_num_threads = "
                      "ASCENDSIM_NUM_THREADS, inter_op 1, ORT_SEQUENTIAL, default graph optimisations; ours force_fp32")
     if facts:
-        lines.append("nodes ONNX -> .om: " + ", ".join(f"{k} {v['onnx_nodes']} -> {v['om_nodes']}"
-                                                       for k, v in facts.items()))
+        lines.append("nodes ONNX -> .om: " + ", ".join(
+            f"{k} {v['onnx_nodes']} -> {v['om_nodes']}" + (f" ({v['side_stream_nodes']} on side streams)"
+                                                           if v.get("side_stream_nodes") else "")
+            for k, v in facts.items()))
+    if any(v.get("side_stream_nodes") for v in facts.values()):
+        # A model's streams run concurrently, as on the device: a 1-thread row is not one CPU throughout.
+        lines.append("a model's side streams run on threads of their own beside the ASCENDSIM_NUM_THREADS pool, "
+                     "concurrently with stream 0 (as on the device): while their nodes run, a model uses more CPUs "
+                     "than its row's thread count (up to one more per side stream)")
     return lines
 
 
