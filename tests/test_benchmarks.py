@@ -94,7 +94,7 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     # Models with side streams say how many nodes run there (the quick ResNet's 4 downsampling convs), and that
     # those run beside the pool.
     assert "resnet50 " in header and re.search(r"resnet50 \d+ -> \d+ \(4 on side streams\)", header), header
-    assert "more CPUs than its row's thread count" in header
+    assert "the 1-thread rows use more CPUs than one" in header
     # The dynamic BERT's static rows carry the v2 peak feature-map memory beside the static planner's arena.
     assert "peak feature maps of the v2 execution" in next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")[
         "note"]

@@ -131,6 +131,7 @@ def test_trace_of_the_known_program(switch: str, model_path: Path, tmp_path: Pat
     output = tmp_path / "prof"
     output.mkdir()
     env = {"ASCENDSIM_PROFILE": str(output)} if switch == "env" else {"ASCENDSIM_PROFILE": ""}
+    env["ASCENDSIM_MODEL_STREAMS"] = "concurrent"  # the model's side streams on tracks of their own
     ids = run_program(switch, output, model_path, env)
     sessions = ascendsim.profiling.sessions(output)
     assert len(sessions) == 1

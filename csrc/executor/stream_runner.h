@@ -12,7 +12,8 @@
 // Threads: stream 0 runs on the thread that executes the model (the user's stream worker, or the caller of
 // aclmdlExecute); every other stream has a worker thread owned by the runner, parked between executions.
 // The kernels of concurrent streams share the intra-op thread pool, which serves one parallel region at a
-// time and runs any other on its caller, so streams never oversubscribe the pool.
+// time and runs any other on its caller (one thread beside the pool's: model/loaded_model.cpp therefore runs a
+// plan's streams in task order on one loop when the pool has several threads).
 #pragma once
 #include <atomic>
 #include <condition_variable>

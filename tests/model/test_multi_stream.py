@@ -1,8 +1,11 @@
 """Plans with several streams run as the compiler assigned them: one loop per stream, concurrently, synchronised
-by the plan's events (csrc/executor/stream_runner.h). Checked here through aclmdlExecute: the numbers match
-onnxruntime and the single-stream compile of the same model over many executions, the stream threads exist,
-per-node timing sees every stream, and ACL_MDL_EVENT_SYNC_TIMEOUT reports a stream that waited too long.
-(The runner's ordering guarantees themselves are checked under ThreadSanitizer in test_executor_units.py.)"""
+by the plan's events (csrc/executor/stream_runner.h), or, with several intra-op pool threads (or
+ASCENDSIM_MODEL_STREAMS=in_order), as one loop over the tasks in their listed order. Checked here through
+aclmdlExecute: the numbers match onnxruntime and the single-stream compile of the same model over many executions,
+the stream threads exist (concurrent) or do not (in order), per-node timing sees every stream, and
+ACL_MDL_EVENT_SYNC_TIMEOUT reports a stream that waited too long. The concurrent runner is forced for the tests of
+its behaviour (ASCENDSIM_MODEL_STREAMS=concurrent, read when a model loads). (The runner's ordering guarantees
+themselves are checked under ThreadSanitizer in test_executor_units.py.)"""
 
 from __future__ import annotations
 
@@ -69,6 +72,11 @@ def stream_threads_after_unload(expected: int) -> int:
             break
         time.sleep(0.01)
     return count
+
+
+@pytest.fixture(autouse=True)
+def concurrent_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASCENDSIM_MODEL_STREAMS", "concurrent")
 
 
 @pytest.fixture(params=["inception", "bert"])
@@ -205,3 +213,57 @@ def test_event_sync_timeout_reports_a_long_wait(tmp_path: Path, device: int, str
         outs.close()
         assert aclmdlDestroyExecConfigHandle(config) == ACL_SUCCESS
         assert aclmdlUnload(model_id) == ACL_SUCCESS
+
+
+def test_streams_in_order_on_the_executing_thread(tmp_path: Path, device: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """ASCENDSIM_MODEL_STREAMS=in_order: no stream threads, and the same results as the concurrent streams, bit for
+    bit, over executions with different inputs."""
+    model = inception_block()
+    path = compile_model(model, tmp_path, "branchy")
+    concurrent_id = load(path)
+    monkeypatch.setenv("ASCENDSIM_MODEL_STREAMS", "in_order")
+    before = stream_threads()
+    in_order_id = load(path)
+    assert stream_threads() == before
+    rng = np.random.default_rng(3)
+    try:
+        for _ in range(5):
+            feeds = random_inputs(model, rng)
+            expected = reference(model, feeds)
+            got = execute_once(in_order_id, list(feeds.values()), expected)
+            for g, c, e in zip(got, execute_once(concurrent_id, list(feeds.values()), expected), expected):
+                np.testing.assert_array_equal(g, c)
+                np.testing.assert_allclose(g, e, **TOLERANCE)
+    finally:
+        assert aclmdlUnload(in_order_id) == ACL_SUCCESS
+        assert aclmdlUnload(concurrent_id) == ACL_SUCCESS
+
+
+@pytest.mark.parametrize(("threads", "setting", "in_order"),
+                         [("1", None, False), ("2", None, True), ("2", "auto", True), ("2", "concurrent", False),
+                          ("1", "in_order", True), ("2", "sideways", True)])
+def test_which_streams_run_follows_the_pool_and_the_setting(tmp_path: Path, threads: str, setting: str | None,
+                                                            in_order: bool) -> None:
+    """By default the streams run concurrently with one pool thread and in order with several; the setting overrides
+    that, and an unknown value is reported once and taken as auto."""
+    from acl_helpers import run_python
+
+    path = compile_model(inception_block(), tmp_path, "branchy")
+    streams = om_reader.read_om(str(path)).plans[0]["stream_count"]
+    code = f"""
+        from pathlib import Path
+        from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclmdlUnload
+        def stream_threads():
+            return sum(1 for c in Path("/proc/self/task").glob("*/comm") if c.read_text().startswith("ascendsim-s"))
+        aclInit(""); aclrtSetDevice(0)
+        model_id, ret = aclmdlLoadFromFile({str(path)!r}); assert ret == 0
+        print("stream threads", stream_threads())
+        assert aclmdlUnload(model_id) == 0
+    """
+    env = {"ASCENDSIM_NUM_THREADS": threads, "ASCENDSIM_MODEL_STREAMS": setting or ""}
+    result = run_python(code, env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"stream threads {0 if in_order else streams - 1}" in result.stdout, (result.stdout, streams)
+    unknown = "ASCENDSIM_MODEL_STREAMS=sideways is not auto, concurrent or in_order; using auto"
+    assert result.stderr.count(unknown) == (1 if setting == "sideways" else 0), result.stderr
