@@ -96,8 +96,9 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     assert "resnet50 " in header and re.search(r"resnet50 \d+ -> \d+ \(4 on side streams\)", header), header
     assert "the 1-thread rows use more CPUs than one" in header
     # The dynamic BERT's static rows carry the v2 peak feature-map memory beside the static planner's arena.
-    assert "peak feature maps of the v2 execution" in next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")[
-        "note"]
+    static_row = next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")
+    assert "peak feature maps of the v2 execution" in static_row["note"]
+    assert "streams in order" in static_row["peer_name"]  # one CPU per thread on both sides
     assert "load average" in header
     if importlib.util.find_spec("matplotlib") is None:
         assert report["charts"] == [] and "matplotlib is not installed" in done.stderr

@@ -28,7 +28,8 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
 - dynamic: the v2 (dynamic-shape) runtime. dynamic.bert.sL.tN: a BERT-base encoder (the bert_base builder)
   compiled once with a dynamic sequence axis ("input_ids:1,-1;...") and run at L = 16, 64, 128, 384 (its inputs'
   descriptions set to [1, L]) vs ORT on the same ONNX with the same dynamic axes (goal <= 1.0x) and, in the
-  .static rows, vs ascendsim's static model compiled for [1, L] (goal: the dynamic path costs <= 5 % more); their
+  .static rows, vs ascendsim's static model compiled for [1, L], loaded with its streams in task order
+  (ASCENDSIM_MODEL_STREAMS=in_order: one CPU per thread, as the v2 path) (goal: the dynamic path costs <= 5 % more); their
   note is the v2 execution's peak feature-map memory (ascendsim.model_memory) beside the static planner's arena.
   dynamic.chain.{c,py}: the chain rows' formula on the same chain compiled with a dynamic batch axis ("x:-1,4",
   run at 1): the v2 Main loop's cost per node (infer-shape, alloc, launch, free) vs ORT's per node on that
@@ -218,17 +219,19 @@ class Ours:
     outputs of unknown size (0) the bytes of `output_bytes` (the outputs ORT gave for the feeds)."""
 
     def __init__(self, om_path: Path, feeds: dict[str, np.ndarray], output_bytes: Sequence[int] = (),
-                 executor: str | None = None) -> None:
-        # A dynamic-shape model's executor (ASCENDSIM_V2_EXECUTOR) is read when it loads.
-        saved = os.environ.pop("ASCENDSIM_V2_EXECUTOR", None)
-        if executor is not None:
-            os.environ["ASCENDSIM_V2_EXECUTOR"] = executor
+                 load_env: dict[str, str] | None = None) -> None:
+        # Settings read when a model loads (a dynamic-shape model's ASCENDSIM_V2_EXECUTOR, ASCENDSIM_MODEL_STREAMS):
+        # `load_env`'s for this load only, and no executor but the default unless it names one.
+        settings: dict[str, str | None] = {"ASCENDSIM_V2_EXECUTOR": None, **(load_env or {})}
+        saved = {key: os.environ.pop(key, None) for key in settings}
+        os.environ.update({key: value for key, value in settings.items() if value is not None})
         try:
             self.model_id, ret = acl.mdl.load_from_file(str(om_path))
         finally:
-            os.environ.pop("ASCENDSIM_V2_EXECUTOR", None)
-            if saved is not None:
-                os.environ["ASCENDSIM_V2_EXECUTOR"] = saved
+            for key, value in saved.items():
+                os.environ.pop(key, None)
+                if value is not None:
+                    os.environ[key] = value
         check(ret, f"load {om_path}")
         desc = acl.mdl.create_desc()
         check(acl.mdl.get_desc(desc, self.model_id), "get_desc")
@@ -353,7 +356,7 @@ def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tupl
         timed = {f"py.execute.{name}": OURS, f"py.ort_run.{name}": ORT_RUN, f"py.ort_iobinding.{name}": ORT_IOBINDING}
         namespace = statements(ours, peer)
         # The other v2 executors (read at load) on the same dynamic model, in turns with the default one.
-        others = [Ours(directory / f"{name}.om", feeds, peer.output_bytes, executor=executor)
+        others = [Ours(directory / f"{name}.om", feeds, peer.output_bytes, {"ASCENDSIM_V2_EXECUTOR": executor})
                   for executor in (V2_EXECUTORS if name.endswith("_dyn") else ())]
         for executor, other in zip(V2_EXECUTORS, others):
             timed[f"py.execute.{name}.{executor}"] = f"execute({executor}_id, {executor}_in, {executor}_out)"
@@ -397,7 +400,9 @@ def model_worker(directory: Path, groups: Sequence[str], threads: int,
         namespace = statements(ours, peer)
         static = None
         if seq is not None:  # our static model of this length, its peer in the .static row
-            static = Ours(directory / f"bert_s{seq}.om", feeds)
+            # Its streams in task order at every thread count, as the v2 path runs: one thread is then one CPU
+            # for both (concurrent side streams would give the static model a second one at 1 thread).
+            static = Ours(directory / f"bert_s{seq}.om", feeds, (), {"ASCENDSIM_MODEL_STREAMS": "in_order"})
             timed[f"py.execute.bert_s{seq}.t{threads}"] = "execute(static_id, static_inputs, static_outputs)"
             namespace.update({"static_id": static.model_id, "static_inputs": static.inputs,
                               "static_outputs": static.outputs})
@@ -451,7 +456,7 @@ def dynamic_rows(figures: dict[str, Any], notes: dict[str, str]) -> list[Row]:
                                 figures[f"py.ort_iobinding.bert_dyn.s{seq}.t{threads}"], threads=threads,
                                 goal_ratio=MODEL_GOAL))
             out.append(make_row(f"dynamic.bert.s{seq}.t{threads}.static", f"  the same vs own static model, {threads}t",
-                                dynamic, f"ascendsim static model, seq {seq}",
+                                dynamic, f"ascendsim static model, seq {seq}, streams in order",
                                 figures[f"py.execute.bert_s{seq}.t{threads}"], threads=threads,
                                 goal_ratio=DYNAMIC_STATIC_GOAL, note=notes.get(f"memory.bert_dyn.s{seq}", "")))
     return out
