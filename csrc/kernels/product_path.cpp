@@ -5,12 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <mutex>
 
+#include "core/env_choice.h"
 #include "core/log.h"
 #include "kernels/page_memory.h"
 #include "kernels/thread_pool.h"
@@ -31,15 +29,8 @@ constexpr double kLibraryMargin = 1.1;
 enum class Mode { kAuto, kPacked, kLibrary };
 
 Mode mode() {
-  const char* text = std::getenv("ASCENDSIM_PRODUCTS");
-  if (text == nullptr || text[0] == '\0' || std::strcmp(text, "auto") == 0) return Mode::kAuto;
-  if (std::strcmp(text, "packed") == 0) return Mode::kPacked;
-  if (std::strcmp(text, "openblas") == 0) return Mode::kLibrary;
-  static std::once_flag reported;
-  std::call_once(reported, [text] {
-    std::fprintf(stderr, "[ascendsim] ASCENDSIM_PRODUCTS=%s is not auto, packed or openblas; using auto\n", text);
-  });
-  return Mode::kAuto;
+  static constexpr Mode kModes[] = {Mode::kAuto, Mode::kPacked, Mode::kLibrary};
+  return kModes[env_choice("ASCENDSIM_PRODUCTS", {"auto", "packed", "openblas"})];
 }
 
 double seconds(const std::function<void()>& run) {

@@ -31,8 +31,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
+#include "core/env_choice.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "executor/stream_runner.h"
@@ -237,16 +237,11 @@ void bind_contexts(const TensorPlaces& places, const std::vector<bool>& skipped,
 // 5.2 ms in order, BERT-base 151 and 139 ms; with one pool thread, a side stream is a free second CPU (ResNet-50's
 // downsampling convs: 8 % faster concurrently).
 bool streams_in_order() {
-  const char* text = std::getenv("ASCENDSIM_MODEL_STREAMS");
-  if (text != nullptr && std::strcmp(text, "concurrent") == 0) return false;
-  if (text != nullptr && std::strcmp(text, "in_order") == 0) return true;
-  if (text != nullptr && text[0] != '\0' && std::strcmp(text, "auto") != 0) {
-    static std::once_flag reported;
-    std::call_once(reported, [text] {
-      std::fprintf(stderr, "[ascendsim] ASCENDSIM_MODEL_STREAMS=%s is not auto, concurrent or in_order; using auto\n", text);
-    });
+  switch (env_choice("ASCENDSIM_MODEL_STREAMS", {"auto", "concurrent", "in_order"})) {
+    case 1: return false;
+    case 2: return true;
+    default: return kernels::num_threads() > 1;
   }
-  return kernels::num_threads() > 1;
 }
 
 // Stage 4b, task sink: the tasks of TASK_INFO per stream, in their order, as the streams' node arrays: a

@@ -20,7 +20,7 @@ from kernel_build import HOST, OPTIMIZED, Target, cached_variant_objects, openbl
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "csrc" / "core" / "json.cpp", ROOT / "csrc" / "core" / "log.cpp",
-           ROOT / "csrc" / "core" / "log_file.cpp",
+           ROOT / "csrc" / "core" / "log_file.cpp", ROOT / "csrc" / "core" / "env_choice.cpp",
            *sorted((ROOT / "csrc" / "kernels").glob("*.cpp"))]
 DRIVER = ROOT / "tests" / "c" / "kernel_driver.cpp"
 ACL = {np.dtype("float32"): 0, np.dtype("float16"): 1, np.dtype("int8"): 2, np.dtype("int32"): 3,
