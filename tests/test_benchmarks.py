@@ -30,7 +30,7 @@ EVERY_ROW = {
     *(f"overhead.{face}.{peer}" for face in ("py", "c") for peer in ("run", "iobinding")),
     *(f"chain.{face}.{what}" for face in ("c", "py") for what in ("execute", "per_node")),
     *(f"sink.{face}{per_op}" for face in ("c", "py") for per_op in ("", ".per_op")),
-    "concurrency.c", *(f"{model}.t{threads}" for model in MODELS for threads in (1, 2)),
+    "concurrency.c", *(f"{model}.t{threads}{peer}" for model in MODELS for threads in (1, 2) for peer in ("", ".nolayout")),
     *(f"kernels.{case}.{peer}" for case in ("conv1x1.64_256_56", "conv3x3.64_64_56") for peer in ("openblas", "ort")),
     "kernels.dw3x3.32_112.ort", "kernels.matmul.attention_12_128_64.ort",
     *(f"dynamic.chain.{face}.{peer}" for face in ("c", "py") for peer in ("per_node", "v1")),
@@ -96,6 +96,9 @@ def test_quick_json_prints_every_row_with_numbers_and_charts(tmp_path: Path) -> 
     assert "resnet50 " in header and re.search(r"resnet50 \d+ -> \d+ \(4 on side streams\)", header), header
     assert "the 1-thread rows use more CPUs than one" in header
     # The dynamic BERT's static rows carry the v2 peak feature-map memory beside the static planner's arena.
+    # The second peer of each model row is ORT without its layout pass.
+    assert "without its layout pass" in next(r for r in rows if r["name"] == "resnet50.t2.nolayout")["peer_name"]
+    assert "ORT_ENABLE_EXTENDED" in header
     static_row = next(r for r in rows if r["name"] == "dynamic.bert.s16.t1.static")
     assert "peak feature maps of the v2 execution" in static_row["note"]
     assert "streams in order" in static_row["peer_name"]  # one CPU per thread on both sides

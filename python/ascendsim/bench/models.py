@@ -24,7 +24,10 @@ Groups and their rows (NAME for --only), each beside onnxruntime on the same ONN
   and 2 threads: ours with
   ASCENDSIM_NUM_THREADS=N (compiled with every pass, precision_mode force_fp32) vs ORT with
   intra_op_num_threads=N, inter_op_num_threads=1, ORT_SEQUENTIAL, default graph optimisations, both from Python
-  with inputs and outputs bound in advance. Goal of issue 11: <= 1.0x ORT's time.
+  with inputs and outputs bound in advance. Goal of issue 11: <= 1.0x ORT's time. NAME.tN.nolayout: the same
+  figure beside ORT at ORT_ENABLE_EXTENDED, its fusions without its layout pass (on x86 the default level
+  converts convolution chains to blocked NCHWc tensors with kernels of their own, reordered at the chain's
+  ends), in the same turns: what of the gap is the layout rather than the kernels.
 - dynamic: the v2 (dynamic-shape) runtime. dynamic.bert.sL.tN: a BERT-base encoder (the bert_base builder)
   compiled once with a dynamic sequence axis ("input_ids:1,-1;...") and run at L = 16, 64, 128, 384 (its inputs'
   descriptions set to [1, L]) vs ORT on the same ONNX with the same dynamic axes (goal <= 1.0x) and, in the
@@ -272,15 +275,20 @@ class Ours:
 
 
 class Peer:
-    """An onnxruntime session on the CPU provider, with an IOBinding of CPU OrtValues bound in advance."""
+    """An onnxruntime session on the CPU provider, with an IOBinding of CPU OrtValues bound in advance. `optimise`:
+    ORT's default graph optimisations, else none; `layout=False` keeps its fusions but not its layout pass
+    (ORT_ENABLE_EXTENDED: on x86 the level above converts convolution chains to its blocked NCHWc layout)."""
 
-    def __init__(self, onnx_path: Path, feeds: dict[str, np.ndarray], threads: int, optimise: bool) -> None:
+    def __init__(self, onnx_path: Path, feeds: dict[str, np.ndarray], threads: int, optimise: bool,
+                 layout: bool = True) -> None:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         if not optimise:
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        elif not layout:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
         self.feeds = feeds
         self.binding = self.session.io_binding()
@@ -398,6 +406,11 @@ def model_worker(directory: Path, groups: Sequence[str], threads: int,
         ours = Ours(directory / f"{name}.om", feeds, peer.output_bytes)
         timed = {f"py.execute.{label}.t{threads}": OURS, f"py.ort_iobinding.{label}.t{threads}": ORT_IOBINDING}
         namespace = statements(ours, peer)
+        plain = None
+        if seq is None:  # the .nolayout row: ORT without its layout pass, in the same turns
+            plain = Peer(path, feeds, threads, optimise=True, layout=False)
+            timed[f"py.ort_nolayout.{label}.t{threads}"] = "run_plain(binding_plain)"
+            namespace.update({"run_plain": plain.session.run_with_iobinding, "binding_plain": plain.binding})
         static = None
         if seq is not None:  # our static model of this length, its peer in the .static row
             # Its streams in task order at every thread count, as the v2 path runs: one thread is then one CPU
@@ -494,11 +507,15 @@ def rows(figures: dict[str, Any], groups: Sequence[str], notes: dict[str, str]) 
                             note="ideal 0.5x with 2 free CPUs"))
     for name in (g for g in MODELS if g in groups):
         for threads in THREADS:
+            ours = figures[f"py.execute.{name}.t{threads}"]
             out.append(make_row(f"{name}.t{threads}",
                                 f"{name} latency, {threads} thread{'s' if threads > 1 else ''}",
-                                figures[f"py.execute.{name}.t{threads}"], f"ORT IOBinding, intra_op {threads}",
+                                ours, f"ORT IOBinding, intra_op {threads}",
                                 figures[f"py.ort_iobinding.{name}.t{threads}"], threads=threads,
                                 goal_ratio=MODEL_GOAL))
+            out.append(make_row(f"{name}.t{threads}.nolayout", "  the same", ours,
+                                f"ORT without its layout pass, intra_op {threads}",
+                                figures[f"py.ort_nolayout.{name}.t{threads}"], threads=threads))
     if "dynamic" in groups:
         out += dynamic_rows(figures, notes)
     return out

@@ -63,7 +63,8 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
     ]
     if set(facts) - {"streams"}:
         lines.append("ORT sessions: overhead/chain intra_op 1 and ORT_DISABLE_ALL; models intra_op_num_threads = "
-                     "ASCENDSIM_NUM_THREADS, inter_op 1, ORT_SEQUENTIAL, default graph optimisations; ours force_fp32")
+                     "ASCENDSIM_NUM_THREADS, inter_op 1, ORT_SEQUENTIAL, default graph optimisations (the .nolayout rows: "
+                     "ORT_ENABLE_EXTENDED, without the NCHWc layout pass); ours force_fp32")
     if facts:
         lines.append("nodes ONNX -> .om: " + ", ".join(
             f"{k} {v['onnx_nodes']} -> {v['om_nodes']}" + (f" ({v['side_stream_nodes']} on side streams)"
