@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import ascendsim
-from ascendsim.bench import models, workers
+from ascendsim.bench import model_files, workers
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 QUICK_SIZES = ("4KiB", "64KiB")
@@ -150,14 +150,14 @@ def test_help_documents_fair_measurement() -> None:
 
 
 def test_refuses_a_fused_chain(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    real = models.ascendsim.compile
+    real = model_files.ascendsim.compile
 
     def compile_with_every_pass(*args: Any, disabled_passes: Any = (), **options: Any) -> Any:
         return real(*args, **options)
 
-    monkeypatch.setattr(models, "ascendsim", SimpleNamespace(compile=compile_with_every_pass))
+    monkeypatch.setattr(model_files, "ascendsim", SimpleNamespace(compile=compile_with_every_pass))
     with pytest.raises(SystemExit, match="the Add chain compiled to 1 nodes, not 1000"):
-        models.compile_models(["chain"], tmp_path, quick=True)
+        model_files.compile_models(["chain"], tmp_path, quick=True)
 
 
 def test_reports_a_failed_worker(tmp_path: Path) -> None:

@@ -25,9 +25,9 @@ import ascendsim
 
 from . import common
 from .common import Effort, Figure, Row, make_row
+from .model_files import SOC
 
 OPENBLAS = {"ASCENDSIM_PRODUCTS": "openblas"}
-SOC = "Ascend910B1"
 REPEAT_SECONDS = 0.15  # about one repeat of one side of a row
 
 
@@ -130,7 +130,7 @@ def worker(directory: Path, quick: bool, effort: Effort) -> tuple[dict[str, Figu
     """Every case's three figures, and the paths ours and the OpenBLAS side took (worker side, one thread)."""
     import acl
 
-    from .models import Ours, Peer, random_feeds
+    from .sessions import Ours, Peer, random_feeds
 
     figures: dict[str, Figure] = {}
     notes: dict[str, str] = {}

@@ -49,304 +49,31 @@ count runs in its own worker process (ascendsim.bench.workers).
 
 from __future__ import annotations
 
-import json
-import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import onnx
-import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
-
 import acl
 import ascendsim
-from ascendcl import ACL_FLOAT, ACL_FORMAT_ND, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_HOST_TO_DEVICE
-from ascendsim.compiler.ir import DType
-from ascendsim.compiler.om_reader import read_om
-from ascendsim.compiler.singleop import compile_single_ops
-from ascendsim.models import (
-    bert_base_encoder,
-    convnext_tiny,
-    densenet121,
-    efficientnet_b0,
-    mobilenet_v2,
-    resnet50,
-    shufflenet_v1,
-    symbolic,
-    vit_b16,
-)
 
 from . import common
 from .common import Effort, Figure, Row, make_row
 from .groups import MODELS
+from .model_files import CHAIN, DYNAMIC_SEQS, SINK_OPS
+from .sessions import ORT_IOBINDING, ORT_RUN, OURS, Ours, Peer, SingleOps, check, random_feeds, statements
 
-SOC = "Ascend910B1"
 THREADS = (1, 2)
-CHAIN = 1000
-SINK_OPS = 300
 SINK_GOAL = 0.1  # issue 5: sink mode at least 10x faster than host dispatch on small tensors
 OVERHEAD_GOAL_NS = 1000.0
 NODE_GOAL_NS = 20.0
 MODEL_GOAL = 1.0
-DYNAMIC_SEQS = (16, 64, 128, 384)
 DYNAMIC_STATIC_GOAL = 1.05  # issue 15: the dynamic path costs <= 5 % more than the static model of that shape
 V2_NODE_GOAL = 0.25  # issue 15: the v2 Main loop's per-node cost <= 0.25x onnxruntime's
 V2_EXECUTORS = ("topological", "parallel")  # ASCENDSIM_V2_EXECUTOR values timed beside the default (sequential)
-BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-# ---------------------------------------------------------------- models (built and compiled by the parent)
-
-def add_chain(length: int, batch: int | str = 1) -> onnx.ModelProto:
-    """y = (((x + c) + c) ... + c), `length` Adds of [batch,4] float tensors (a str: a dynamic axis) and c [1,4];
-    c is not 0, so no pass removes them."""
-    names = ["x", *(f"a{i}" for i in range(1, length)), "y"]
-    nodes = [helper.make_node("Add", [names[i], "c"], [names[i + 1]], name=f"add{i}") for i in range(length)]
-    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [batch, 4]) for name in ("x", "y"))
-    constant = numpy_helper.from_array(np.full((1, 4), 0.5, np.float32), "c")
-    graph = helper.make_graph(nodes, f"add_chain_{length}", [x], [y], [constant])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def matmul_chain(rows: int, width: int, length: int) -> onnx.ModelProto:
-    """y = x @ W @ W ... (`length` MatMuls of [rows,width] x [width,width]); W scaled to keep values bounded."""
-    names = ["x", *(f"m{i}" for i in range(1, length)), "y"]
-    nodes = [helper.make_node("MatMul", [names[i], "w"], [names[i + 1]], name=f"matmul{i}") for i in range(length)]
-    x, y = (helper.make_tensor_value_info(name, TensorProto.FLOAT, [rows, width]) for name in ("x", "y"))
-    weight = (np.random.default_rng(0).standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
-    graph = helper.make_graph(nodes, f"matmul_chain_{length}", [x], [y], [numpy_helper.from_array(weight, "w")])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def bert_builder(quick: bool) -> Callable[[int], onnx.ModelProto]:
-    """The bert_base row's encoder at a sequence length (--quick: the tests' tiny size)."""
-    if quick:
-        return lambda seq: bert_base_encoder(seq=seq, layers=1, hidden=32, heads=4, intermediate=64, vocab=50)
-    return lambda seq: bert_base_encoder(seq=seq)
-
-
-def dynamic_bert(quick: bool) -> onnx.ModelProto:
-    """The encoder with a dynamic sequence axis on its inputs and output (batch 1)."""
-    model = bert_builder(quick)(max(DYNAMIC_SEQS))
-    hidden = model.graph.output[0].type.tensor_type.shape.dim[2].dim_value
-    return symbolic(model, {**{name: [1, "seq"] for name in BERT_INPUTS}, "last_hidden_state": [1, "seq", hidden]})
-
-
-def model_builders(quick: bool) -> dict[str, Callable[[], onnx.ModelProto]]:
-    if quick:  # the sizes of tests/model/test_whole_models.py and tests/compiler/test_models_zoo.py
-        return {"resnet50": lambda: resnet50(image=32, layers=(1, 1, 1, 1), width=8, num_classes=10),
-                "mobilenet_v2": lambda: mobilenet_v2(image=32, width=0.25, num_classes=10),
-                "bert_base": lambda: bert_builder(True)(16),
-                "efficientnet_b0": lambda: efficientnet_b0(image=32, width=0.25, depth=0.25, num_classes=10),
-                "shufflenet_v1": lambda: shufflenet_v1(image=32, stages=(1, 2, 1), channels=(12, 60, 120, 240),
-                                                       num_classes=10),
-                "densenet121": lambda: densenet121(image=32, blocks=(2, 3, 2, 1), growth=8, init_features=16,
-                                                   bn_size=2, num_classes=10),
-                "convnext_tiny": lambda: convnext_tiny(image=32, depths=(1, 1, 2, 1), dims=(8, 16, 24, 32),
-                                                       num_classes=10),
-                "vit_b16": lambda: vit_b16(image=32, layers=1, hidden=32, heads=4, mlp=64, patch=8, num_classes=10)}
-    return {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2, "bert_base": lambda: bert_builder(False)(128),
-            "efficientnet_b0": efficientnet_b0, "shufflenet_v1": shufflenet_v1, "densenet121": densenet121,
-            "convnext_tiny": convnext_tiny, "vit_b16": vit_b16}
-
-
-def compile_models(groups: Sequence[str], directory: Path, quick: bool) -> dict[str, Any]:
-    """Writes NAME.onnx and NAME.om for every model the groups need; returns facts about them."""
-    # name: (builder, disabled passes, atc's input_shape for a dynamic-shape model)
-    wanted: dict[str, tuple[Callable[[], onnx.ModelProto], tuple[str, ...], str | None]] = {}
-    unfused = ("elementwise_fusion",)
-    if set(groups) & {"overhead", "chain", "dynamic"}:
-        wanted["one"] = (lambda: add_chain(1), unfused, None)
-    if set(groups) & {"chain", "dynamic"}:
-        wanted["chain"] = (lambda: add_chain(CHAIN), unfused, None)
-    if "dynamic" in groups:
-        wanted["one_dyn"] = (lambda: add_chain(1, "batch"), unfused, "x:-1,4")
-        wanted["chain_dyn"] = (lambda: add_chain(CHAIN, "batch"), unfused, "x:-1,4")
-        wanted["bert_dyn"] = (lambda: dynamic_bert(quick), (), ";".join(f"{name}:1,-1" for name in BERT_INPUTS))
-        wanted.update({f"bert_s{seq}": (lambda seq=seq: bert_builder(quick)(seq), (), None) for seq in DYNAMIC_SEQS})
-    if "sink" in groups:
-        wanted["sink"] = (lambda: add_chain(SINK_OPS), unfused, None)
-        add = {"format": "ND", "shape": [1, 4], "type": "float32"}
-        spec = directory / "sink_ops.json"
-        spec.write_text(json.dumps([{"op": "Add", "input_desc": [add, add], "output_desc": [add]}]))
-        (directory / "sink_ops").mkdir()
-        compile_single_ops(str(spec), str(directory / "sink_ops"), SOC)
-    if "concurrency" in groups:
-        wanted["streams"] = ((lambda: matmul_chain(16, 32, 1)) if quick else (lambda: matmul_chain(128, 256, 4)), (),
-                             None)
-    builders = model_builders(quick)
-    wanted.update({name: (builders[name], (), None) for name in MODELS if name in groups})
-    facts: dict[str, Any] = {}
-    for name, (build, disabled, input_shape) in wanted.items():
-        model = build()
-        onnx.save(model, str(directory / f"{name}.onnx"))
-        ascendsim.compile(model, directory / name, soc_version=SOC, precision_mode="force_fp32",
-                          disabled_passes=disabled, input_shape=input_shape)
-        nodes = read_om(directory / f"{name}.om").plans[0]["nodes"]
-        facts[name] = {"onnx_nodes": len(model.graph.node), "om_nodes": len(nodes),
-                       "side_stream_nodes": sum(1 for node in nodes if node["stream"] != 0)}
-    for chain in ("chain", "chain_dyn"):
-        if chain in facts and facts[chain]["om_nodes"] != CHAIN:
-            raise SystemExit(f"ascendsim bench: the Add chain compiled to {facts[chain]['om_nodes']} nodes, not "
-                             f"{CHAIN}: a pass fused it; the per-node figure would be wrong")
-    return facts
 
 
 # ---------------------------------------------------------------- worker side (runs in a clean environment)
-
-def random_feeds(onnx_path: Path, dynamic: int = 1) -> dict[str, np.ndarray]:
-    """Random float inputs; integer inputs (token ids, masks, types) are 0 or 1, valid for every model here. A
-    dynamic dim (a dim_param) is `dynamic`."""
-    rng = np.random.default_rng(0)
-    feeds = {}
-    for value in onnx.load(str(onnx_path), load_external_data=False).graph.input:
-        kind = value.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else dynamic for d in kind.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(kind.elem_type)
-        feeds[value.name] = (rng.standard_normal(shape).astype(dtype) if np.issubdtype(dtype, np.floating)
-                             else rng.integers(0, 2, shape).astype(dtype))
-    return feeds
-
-
-def check(ret: int, what: str) -> None:
-    if ret != 0:
-        raise RuntimeError(f"ascendsim bench: {what} failed with {ret}: {acl.get_recent_err_msg()}")
-
-
-class Ours:
-    """A loaded .om with device datasets, as a pyACL program prepares them: inputs copied in once, outputs
-    sized by the model description. A dynamic-shape model's inputs get descriptions of the feeds' dims, and its
-    outputs of unknown size (0) the bytes of `output_bytes` (the outputs ORT gave for the feeds)."""
-
-    def __init__(self, om_path: Path, feeds: dict[str, np.ndarray], output_bytes: Sequence[int] = (),
-                 load_env: dict[str, str] | None = None) -> None:
-        # Settings read when a model loads (a dynamic-shape model's ASCENDSIM_V2_EXECUTOR, ASCENDSIM_MODEL_STREAMS):
-        # `load_env`'s for this load only, and no executor but the default unless it names one.
-        settings: dict[str, str | None] = {"ASCENDSIM_V2_EXECUTOR": None, **(load_env or {})}
-        saved = {key: os.environ.pop(key, None) for key in settings}
-        os.environ.update({key: value for key, value in settings.items() if value is not None})
-        try:
-            self.model_id, ret = acl.mdl.load_from_file(str(om_path))
-        finally:
-            for key, value in saved.items():
-                os.environ.pop(key, None)
-                if value is not None:
-                    os.environ[key] = value
-        check(ret, f"load {om_path}")
-        desc = acl.mdl.create_desc()
-        check(acl.mdl.get_desc(desc, self.model_id), "get_desc")
-        outputs = [acl.mdl.get_output_size_by_index(desc, i) or output_bytes[i]
-                   for i in range(acl.mdl.get_num_outputs(desc))]
-        dynamic = [any(d < 0 for d in acl.mdl.get_input_dims(desc, i)[0]["dims"]) for i in range(len(feeds))]
-        acl.mdl.destroy_desc(desc)
-        self.device: list[int] = []
-        self.inputs = self._dataset([(a.nbytes, a.ctypes.data) for a in feeds.values()])
-        for i, array in enumerate(feeds.values()):
-            if dynamic[i]:
-                real = acl.create_tensor_desc(int(DType.of_numpy(array.dtype)), list(array.shape), ACL_FORMAT_ND)
-                check(acl.mdl.set_dataset_tensor_desc(self.inputs, real, i)[1], "set_dataset_tensor_desc")
-                acl.destroy_tensor_desc(real)  # the dataset holds a copy
-        self.outputs = self._dataset([(size, 0) for size in outputs])
-        check(acl.mdl.execute(self.model_id, self.inputs, self.outputs), "execute")
-
-    def _dataset(self, buffers: list[tuple[int, int]]) -> int:
-        dataset = acl.mdl.create_dataset()
-        for size, host in buffers:
-            device, ret = acl.rt.malloc(max(size, 1), ACL_MEM_MALLOC_HUGE_FIRST)
-            check(ret, "rt.malloc")
-            self.device.append(device)
-            if host:
-                check(acl.rt.memcpy(device, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE), "rt.memcpy")
-            _, ret = acl.mdl.add_dataset_buffer(dataset, acl.create_data_buffer(device, size))
-            check(ret, "add_dataset_buffer")
-        return dataset
-
-    def close(self) -> None:
-        for dataset in (self.inputs, self.outputs):
-            for i in range(acl.mdl.get_dataset_num_buffers(dataset)):
-                acl.destroy_data_buffer(acl.mdl.get_dataset_buffer(dataset, i))
-            acl.mdl.destroy_dataset(dataset)
-        for device in self.device:
-            acl.rt.free(device)
-        acl.mdl.unload(self.model_id)
-
-
-class Peer:
-    """An onnxruntime session on the CPU provider, with an IOBinding of CPU OrtValues bound in advance. `optimise`:
-    ORT's default graph optimisations, else none; `layout=False` keeps its fusions but not its layout pass
-    (ORT_ENABLE_EXTENDED: on x86 the level above converts convolution chains to its blocked NCHWc layout)."""
-
-    def __init__(self, onnx_path: Path, feeds: dict[str, np.ndarray], threads: int, optimise: bool,
-                 layout: bool = True) -> None:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        if not optimise:
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        elif not layout:
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
-        self.feeds = feeds
-        self.binding = self.session.io_binding()
-        for name, array in feeds.items():
-            self.binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(array))
-        results = self.session.run(None, feeds)
-        self.output_bytes = [np.asarray(result).nbytes for result in results]
-        for output, result in zip(self.session.get_outputs(), results):
-            self.binding.bind_ortvalue_output(output.name, ort.OrtValue.ortvalue_from_numpy(np.empty_like(result)))
-
-
-class SingleOps:
-    """SINK_OPS Adds of [1,4] floats dispatched one by one from Python, as a host-dispatch program does:
-    acl.op.execute_v2 of the single-operator model in `directory` on a stream, then a synchronize."""
-
-    def __init__(self, directory: Path) -> None:
-        check(acl.op.set_model_dir(str(directory)), "op.set_model_dir")
-        self.stream, ret = acl.rt.create_stream()
-        check(ret, "rt.create_stream")
-        self.desc = acl.create_tensor_desc(ACL_FLOAT, [1, 4], ACL_FORMAT_ND)
-        self.attr = acl.op.create_attr()
-        self.device: list[int] = []
-        for _ in range(3):
-            device, ret = acl.rt.malloc(16, ACL_MEM_MALLOC_HUGE_FIRST)
-            check(ret, "rt.malloc")
-            self.device.append(device)
-        self.buffers = [acl.create_data_buffer(device, 16) for device in self.device]
-        self.run()
-
-    def run(self) -> None:
-        execute_v2, descs, ins, outs = acl.op.execute_v2, [self.desc, self.desc], self.buffers[:2], self.buffers[2:]
-        out_descs, attr, stream = [self.desc], self.attr, self.stream
-        for _ in range(SINK_OPS):
-            execute_v2("Add", descs, ins, out_descs, outs, attr, stream)
-        check(acl.rt.synchronize_stream(stream), "op.execute_v2")
-
-    def close(self) -> None:
-        for buffer in self.buffers:
-            acl.destroy_data_buffer(buffer)
-        for device in self.device:
-            acl.rt.free(device)
-        acl.op.destroy_attr(self.attr)
-        acl.destroy_tensor_desc(self.desc)
-        acl.rt.destroy_stream(self.stream)
-
-
-def statements(ours: Ours, peer: Peer | None) -> dict[str, object]:
-    """What the timed statements name: ours and ORT's calls with their prepared arguments."""
-    names: dict[str, object] = {"execute": acl.mdl.execute, "model_id": ours.model_id, "inputs": ours.inputs,
-                                "outputs": ours.outputs}
-    if peer is not None:
-        names.update({"run": peer.session.run, "feeds": peer.feeds,
-                      "run_with_iobinding": peer.session.run_with_iobinding, "binding": peer.binding})
-    return names
-
-
-OURS, ORT_RUN, ORT_IOBINDING = "execute(model_id, inputs, outputs)", "run(None, feeds)", "run_with_iobinding(binding)"
-
 
 def micro_worker(directory: Path, groups: Sequence[str], effort: Effort) -> tuple[dict[str, Figure], list[str]]:
     """The overhead, chain and concurrency figures: the Python calls taking turns with ORT's, then the C program."""

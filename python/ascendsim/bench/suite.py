@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import ascendc, kernels, models, runtime, workers
+from . import ascendc, kernels, model_files, models, runtime, workers
 from .common import FULL, QUICK, Figure, Progress, Row, format_table, table_cells
 from .groups import ALL as GROUPS
 from .groups import ASCENDC, DYNAMIC, KERNELS, MICRO, MODELS, RUNTIME
@@ -93,7 +93,7 @@ def run(groups: Sequence[str], quick: bool, show_progress: bool = False) -> dict
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         progress.step("compiling the models")
-        facts = models.compile_models(groups, directory, quick)
+        facts = model_files.compile_models(groups, directory, quick)
         if set(groups) & set(KERNELS):
             kernels.compile_cases(directory, quick)
         for kind, threads in runs:

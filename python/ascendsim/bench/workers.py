@@ -60,10 +60,10 @@ def worker(kind: str, directory: Path, groups: Sequence[str], quick: bool) -> di
     import acl
     from ascendsim.cpu import describe
 
-    from . import ascendc, kernels, models, runtime
+    from . import ascendc, kernels, models, runtime, sessions
 
-    models.check(acl.init(), "acl.init")
-    models.check(acl.rt.set_device(0), "acl.rt.set_device")
+    sessions.check(acl.init(), "acl.init")
+    sessions.check(acl.rt.set_device(0), "acl.rt.set_device")
     threads = int(os.environ["ASCENDSIM_NUM_THREADS"])
     effort = QUICK if quick else FULL
     providers: list[str] = []
