@@ -133,7 +133,6 @@ def model_worker(directory: Path, groups: Sequence[str], threads: int,
         ours = Ours(directory / f"{name}.om", feeds, peer.output_bytes)
         timed = {f"py.execute.{label}.t{threads}": OURS, f"py.ort_iobinding.{label}.t{threads}": ORT_IOBINDING}
         namespace = statements(ours, peer)
-        plain = None
         if seq is None:  # the .nolayout row: ORT without its layout pass, in the same turns
             plain = Peer(path, feeds, threads, optimise=True, layout=False)
             timed[f"py.ort_nolayout.{label}.t{threads}"] = "run_plain(binding_plain)"
