@@ -11,7 +11,7 @@
 // depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
-#include "kernels/conv_geometry.h"
+#include "kernels/conv_attrs.h"
 #include "kernels/depthwise.h"
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
@@ -237,71 +237,11 @@ std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {
     aclDataType d = spec.inputs[i].dtype;
     if (d != ACL_FLOAT && d != ACL_FLOAT16) return refuse(spec, error, std::string("dtype ") + dtype_name(d) + " is not supported (FLOAT, FLOAT16)");
   }
-  const auto &xd = spec.inputs[0].dims, &wd = spec.inputs[1].dims;
-  if (xd.size() != 3 && xd.size() != 4)
-    return refuse(spec, error, "only 1-D and 2-D convolutions are supported, input shape " + dims_str(xd));
-  if (wd.size() != xd.size()) return refuse(spec, error, "weight " + dims_str(wd) + " does not match input " + dims_str(xd));
-  bool one_d = xd.size() == 3;
-  const Attrs empty;
-  const Attrs& a = spec.attrs ? *spec.attrs : empty;
   ConvGeometry g;
-  g.n = xd[0];
-  g.c = xd[1];
-  g.h = one_d ? 1 : xd[2];
-  g.w = xd.back();
-  g.m = wd[0];
-  g.group = a.get_int("group", 1);
-  g.kh = one_d ? 1 : wd[2];
-  g.kw = wd.back();
-  auto strides = a.get_ints("strides"), dil = a.get_ints("dilations"), pads = a.get_ints("pads");
-  size_t sp = one_d ? 1 : 2;
-  if (strides.empty()) strides.assign(sp, 1);
-  if (dil.empty()) dil.assign(sp, 1);
-  if (pads.empty()) pads.assign(2 * sp, 0);
-  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp)
-    return refuse(spec, error, "strides/dilations/pads do not match the spatial rank " + std::to_string(sp));
-  std::string auto_pad = a.get_string("auto_pad", "NOTSET");
-  if (one_d) {
-    strides.insert(strides.begin(), 1);
-    dil.insert(dil.begin(), 1);
-    pads = {0, pads[0], 0, pads[1]};
-  }
-  if (std::string why = window_attrs_problem({g.h, g.w}, {g.kh, g.kw}, strides, dil, pads); !why.empty())
-    return refuse(spec, error, why);
-  g.sh = strides[0]; g.sw = strides[1]; g.dh = dil[0]; g.dw = dil[1];
-  int64_t sizes[2] = {g.h, g.w}, kern[2] = {g.kh, g.kw};
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (int i = 0; i < 2; ++i) {
-      int64_t o = (sizes[i] + strides[static_cast<size_t>(i)] - 1) / strides[static_cast<size_t>(i)];
-      int64_t total = std::max<int64_t>(0, (o - 1) * strides[static_cast<size_t>(i)] + (kern[i] - 1) * dil[static_cast<size_t>(i)] + 1 - sizes[i]);
-      int64_t small = total / 2, large = total - small;
-      pads[static_cast<size_t>(i)] = auto_pad == "SAME_UPPER" ? small : large;
-      pads[static_cast<size_t>(i) + 2] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-  } else if (auto_pad == "VALID") {
-    pads.assign(4, 0);
-  } else if (auto_pad != "NOTSET") {
-    return refuse(spec, error, "auto_pad='" + auto_pad + "' is not supported");
-  }
-  // Asymmetric pads: the index math uses the begin pads; the end pads only shape the output size.
-  g.ph = pads[0];
-  g.pw = pads[1];
-  if (g.group < 1 || g.c % g.group != 0 || g.m % g.group != 0 || wd[1] * g.group != g.c)
-    return refuse(spec, error, "group " + std::to_string(g.group) + " does not fit input " + dims_str(xd) + " and weight " + dims_str(wd));
-  if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1) return refuse(spec, error, "strides and dilations must be >= 1");
-  g.oh = (g.h + pads[0] + pads[2] - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-  g.ow = (g.w + pads[1] + pads[3] - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-  std::vector<int64_t> want = one_d ? std::vector<int64_t>{g.n, g.m, g.ow} : std::vector<int64_t>{g.n, g.m, g.oh, g.ow};
-  if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
-  if (spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2]) && spec.inputs[2].numel() != g.m)
-    return refuse(spec, error, "bias " + dims_str(spec.inputs[2].dims) + " must have " + std::to_string(g.m) + " elements");
-  // fused_sum=1 (docs/om-format.md): input 3 is added before the activation, shaped as the output.
-  const bool fused_sum = a.get_int("fused_sum", 0) != 0;
-  if (fused_sum != (spec.inputs.size() > 3))
-    return refuse(spec, error, fused_sum ? "fused_sum=1 needs a 4th input, the tensor to add"
-                                         : "takes 2 or 3 inputs (4 with fused_sum=1), given " + std::to_string(spec.inputs.size()));
-  if (fused_sum && (spec.inputs.size() != 4 || (spec.present.size() > 3 && !spec.present[3]) || spec.inputs[3].dims != want))
-    return refuse(spec, error, "the fused sum must be one tensor shaped as the output " + dims_str(want));
+  if (!read_conv_geometry(spec, spec.inputs[0].dims, spec.inputs[1].dims, &g, error)) return nullptr;
+  const std::vector<int64_t> want = spec.inputs[0].dims.size() == 3 ? std::vector<int64_t>{g.n, g.m, g.ow}
+                                                                     : std::vector<int64_t>{g.n, g.m, g.oh, g.ow};
+  if (!check_conv_operands(spec, g, want, error)) return nullptr;
   Activation act;
   if (!parse_activation(spec, &act, error)) return nullptr;
   return std::make_unique<ConvKernel>(spec, g, act);

@@ -17,6 +17,7 @@
 // tensors are computed in int64.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -131,6 +132,34 @@ bool type_step(Step* s, const std::string& name, std::string* why) {
   return false;
 }
 
+// A short inner dim (blocked layouts: [N, C1, H, W, 16] times [N, C1, 1, 1, 16]) would make every block a
+// few elements long. When each operand is contiguous over the last two dims, constant over both, or the
+// same short row repeated along the next-to-last dim (`periodic`), the two dims merge into one long inner
+// dim; the periodic operands are then read from a block-sized tile of their row repeated (kBlock is a
+// multiple of the period, so every block starts at the row's start). Returns each operand's period (0: none).
+std::vector<int64_t> merge_short_inner(BroadcastPlan* plan) {
+  const size_t count = plan->strides.size(), rank = plan->dims.size();
+  std::vector<int64_t> periods(count, 0);
+  const int64_t inner = plan->inner();
+  if (rank < 2 || inner > kBlock / 8 || kBlock % inner != 0) return periods;
+  bool any_periodic = false;
+  for (size_t k = 0; k < count; ++k) {
+    const int64_t next = plan->strides[k][rank - 2], last = plan->strides[k][rank - 1];
+    const bool contiguous = last == 1 && next == inner, constant = last == 0 && next == 0, periodic = last == 1 && next == 0;
+    if (!contiguous && !constant && !periodic) return std::vector<int64_t>(count, 0);
+    any_periodic = any_periodic || periodic;
+    periods[k] = periodic ? inner : 0;
+  }
+  if (!any_periodic) return std::vector<int64_t>(count, 0);  // plan_broadcast merged the rest already
+  plan->dims[rank - 2] *= inner;
+  plan->dims.pop_back();
+  for (auto& s : plan->strides) {
+    s[rank - 2] = s[rank - 1];
+    s.pop_back();
+  }
+  return periods;
+}
+
 class ElementwiseKernel final : public Kernel {
  public:
   ElementwiseKernel(std::vector<TensorDesc> inputs, TensorDesc output, std::vector<Step> steps)
@@ -138,6 +167,7 @@ class ElementwiseKernel final : public Kernel {
     std::vector<std::vector<int64_t>> dims;
     for (const auto& in : inputs_) dims.push_back(in.dims);
     plan_ = plan_broadcast(output_.dims, dims);
+    std::vector<int64_t> periods = merge_short_inner(&plan_);
     inner_ = plan_.inner();
     chunks_per_row_ = inner_ == 0 ? 0 : (inner_ + kBlock - 1) / kBlock;
     units_ = output_.numel() == 0 ? 0 : plan_.rows() * chunks_per_row_;
@@ -149,10 +179,10 @@ class ElementwiseKernel final : public Kernel {
     scratch_ = steps_.size() > 1;
     for (size_t k = 0; k < inputs_.size(); ++k) {
       aclDataType d = inputs_[k].dtype;
-      Operand op{plan_.strides[k].back(), d, static_cast<int>(aclDataTypeSize(d)), false};
+      Operand op{plan_.strides[k].back(), periods[k], d, static_cast<int>(aclDataTypeSize(d)), false};
       // Only an input of the output's element size can alias it (in place: same offset and byte size), and
       // then element i is element i; a direct input of another element size never shares its bytes.
-      op.direct = op.stride == 1 && (d == ACL_FLOAT || d == ACL_INT64) &&
+      op.direct = op.stride == 1 && op.period == 0 && (d == ACL_FLOAT || d == ACL_INT64) &&
                   (aclDataTypeSize(d) == aclDataTypeSize(output_.dtype) || inputs_[k].nbytes() != output_.nbytes());
       scratch_ = scratch_ || !op.direct;
       operands_.push_back(op);
@@ -186,6 +216,7 @@ class ElementwiseKernel final : public Kernel {
   static constexpr size_t kStackSlots = 32;
   struct Operand {
     int64_t stride;  // element stride along the inner dim (0: broadcast)
+    int64_t period;  // > 0: the inner dim repeats these many elements (merge_short_inner)
     aclDataType dtype;
     int elem;        // bytes per element
     bool direct;
@@ -199,18 +230,23 @@ class ElementwiseKernel final : public Kernel {
     const size_t n_in = operands_.size();
     const Operand* ops = operands_.data();
     const auto run_step = elementwise_loops().step;
+    int64_t tile_base[kStackSlots];  // a periodic operand's tile is rebuilt only when its row moves
+    std::fill(tile_base, tile_base + std::min(n_in, kStackSlots), int64_t{-1});
     for (int64_t u = u0; u < u1; ++u) {
       int64_t row = u / chunks_per_row_, j0 = (u % chunks_per_row_) * kBlock;
       int64_t n = std::min(kBlock, inner_ - j0);
       for (size_t k = 0; k < n_in; ++k) {
         const Operand& op = ops[k];
-        int64_t offset = (one_row_ ? 0 : plan_.row_offset(k, row)) + j0 * op.stride;
+        int64_t offset = (one_row_ ? 0 : plan_.row_offset(k, row)) + (op.period > 0 ? 0 : j0 * op.stride);
         if (op.direct) {
           slot[k] = const_cast<char*>(static_cast<const char*>(inputs[k])) + offset * op.elem;
           continue;
         }
         slot[k] = memory + k * kBlock;
-        if (kind_of(op.dtype) == kF) {
+        if (op.period > 0) {
+          if (k >= kStackSlots || tile_base[k] != offset) load_tile(op, inputs[k], offset, slot[k]);
+          if (k < kStackSlots) tile_base[k] = offset;
+        } else if (kind_of(op.dtype) == kF) {
           load_float(op.dtype, inputs[k], offset, op.stride, n, static_cast<float*>(slot[k]));
         } else {
           load_int(op.dtype, inputs[k], offset, op.stride, n, static_cast<int64_t*>(slot[k]));
@@ -232,6 +268,18 @@ class ElementwiseKernel final : public Kernel {
         store_int(output_.dtype, static_cast<const int64_t*>(result), n, out, out_offset);
       }
     }
+  }
+
+  // A whole block of a periodic operand: its `period` elements at `offset`, converted, then repeated.
+  static void load_tile(const Operand& op, const void* data, int64_t offset, void* tile) {
+    if (kind_of(op.dtype) == kF) {
+      load_float(op.dtype, data, offset, 1, op.period, static_cast<float*>(tile));
+    } else {
+      load_int(op.dtype, data, offset, 1, op.period, static_cast<int64_t*>(tile));
+    }
+    const size_t bytes = static_cast<size_t>(op.period) * 8 / (kind_of(op.dtype) == kF ? 2 : 1);
+    for (size_t have = bytes; have < kBlock * bytes / static_cast<size_t>(op.period); have *= 2)
+      std::memcpy(static_cast<char*>(tile) + have, tile, have);
   }
 
   std::vector<TensorDesc> inputs_;

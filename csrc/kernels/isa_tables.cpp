@@ -1,5 +1,6 @@
 // The accessors of the per-variant tables (kernels/isa.h): each returns the active variant's table.
 #include "kernels/isa.h"
+#include "kernels/simd/blocked_conv_tiles.h"
 #include "kernels/simd/depthwise_blocks.h"
 #include "kernels/simd/depthwise_planes.h"
 #include "kernels/simd/elementwise_loops.h"
@@ -10,6 +11,7 @@
 
 namespace ascendsim::kernels {
 
+ASCENDSIM_ISA_TABLE_ACCESSOR(BlockedConvTiles, blocked_conv_tiles)
 ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwiseBlocks, depthwise_blocks)
 ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwisePlanes, depthwise_planes)
 ASCENDSIM_ISA_TABLE_ACCESSOR(ElementwiseLoops, elementwise_loops)

@@ -33,6 +33,22 @@ std::string dims_str(const std::vector<int64_t>& dims) {
   return s + "]";
 }
 
+bool resolve_auto_pad(const std::string& auto_pad, const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, std::vector<int64_t>* pads) {
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < 2; ++i) {
+      const int64_t o = (sizes[i] + strides[i] - 1) / strides[i];
+      const int64_t total = std::max<int64_t>(0, (o - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - sizes[i]);
+      const int64_t small = total / 2, large = total - small;
+      (*pads)[i] = auto_pad == "SAME_UPPER" ? small : large;
+      (*pads)[i + 2] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+    return true;
+  }
+  if (auto_pad == "VALID") pads->assign(4, 0);
+  return auto_pad == "VALID" || auto_pad == "NOTSET";
+}
+
 std::string window_attrs_problem(const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                                  const std::vector<int64_t>& pads) {

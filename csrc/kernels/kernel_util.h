@@ -33,6 +33,11 @@ int64_t product(const std::vector<int64_t>& dims, size_t begin = 0, size_t end =
 std::string window_attrs_problem(const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                                  const std::vector<int64_t>& pads);
+// A 2-D window's auto_pad into its pads ([top, left, bottom, right]): SAME_UPPER / SAME_LOWER split the padding
+// that keeps ceil(size / stride) outputs (the extra one at the end / the beginning), VALID none, NOTSET keeps
+// them. Returns false for any other value.
+bool resolve_auto_pad(const std::string& auto_pad, const std::vector<int64_t>& sizes, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, std::vector<int64_t>* pads);
 // Normalizes a possibly negative axis; false when out of [-rank, rank).
 bool norm_axis(int64_t axis, int64_t rank, int64_t* out);
 

@@ -43,19 +43,8 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   int64_t sizes[2] = {sp == 1 ? 1 : xd[2], xd.back()};
   if (std::string why = window_attrs_problem({sizes[0], sizes[1]}, kernel, strides, dil, pads); !why.empty())
     return refuse(spec, error, why);
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t i = 0; i < 2; ++i) {
-      int64_t o = (sizes[i] + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (o - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - sizes[i]);
-      int64_t small = total / 2, large = total - small;
-      pads[i] = auto_pad == "SAME_UPPER" ? small : large;
-      pads[i + 2] = auto_pad == "SAME_UPPER" ? large : small;
-    }
-  } else if (auto_pad == "VALID") {
-    pads.assign(4, 0);
-  } else if (auto_pad != "NOTSET") {
+  if (!resolve_auto_pad(auto_pad, {sizes[0], sizes[1]}, kernel, strides, dil, &pads))
     return refuse(spec, error, "auto_pad='" + auto_pad + "' is not supported");
-  }
   PoolGeometry g;
   g.max = spec.op_type == "MaxPool";
   g.include_pad = a.get_int("count_include_pad", 0) != 0;

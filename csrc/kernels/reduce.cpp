@@ -3,8 +3,9 @@
 //
 // The input is viewed as kept dims x reduced dims. Each output element walks its reduced elements with an
 // odometer over the reduced dims' strides (the last reduced dim is the innermost, usually stride 1);
-// output elements are split over threads. Float values accumulate in double; integer inputs (shape
-// arithmetic) are reduced exactly in int64 for Sum/Max/Min/Prod.
+// output elements are split over threads. A float Sum/Mean/Max/Min over a run of axes followed by kept axes
+// (a blocked layout's spatial mean) instead combines whole rows (reduce_rows). Float values accumulate in
+// double; integer inputs (shape arithmetic) are reduced exactly in int64 for Sum/Max/Min/Prod.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,6 +51,67 @@ struct Layout {
     }
   }
 };
+
+// The input as [outer, len, inner] when the reduced axes (size-1 axes aside) are one consecutive run with
+// kept axes after it (inner > 1), e.g. a blocked layout's spatial mean; else inner == 0.
+struct RowRun {
+  int64_t outer = 1, len = 1, inner = 0;
+};
+
+RowRun row_run(const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
+  RowRun r;
+  int phase = 0;  // 0: kept axes before the run, 1: in the run, 2: kept axes after it
+  int64_t inner = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;
+    if (reduced[i]) {
+      if (phase == 2) return RowRun{};
+      phase = 1;
+      r.len *= dims[i];
+    } else if (phase == 0) {
+      r.outer *= dims[i];
+    } else {
+      phase = 2;
+      inner *= dims[i];
+    }
+  }
+  if (phase == 2) r.inner = inner;
+  return r;
+}
+
+// Sum / Mean / Max / Min of a RowRun: rows of `inner` values are combined whole (vectorizable loops rather
+// than one strided walk per output); sums accumulate in double as the general path does.
+void reduce_rows(RedOp op, const RowRun& r, const float* x, float* y) {
+  constexpr int64_t kChunk = 256;  // inner values per unit: the double accumulators stay in L1
+  const int64_t chunks = (r.inner + kChunk - 1) / kChunk;
+  parallel_for(r.outer * chunks, std::max<int64_t>(1, 16384 / std::max<int64_t>(r.len * kChunk, 1)), [&](int64_t u0, int64_t u1) {
+    double acc[kChunk];
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t o = u / chunks, j0 = (u % chunks) * kChunk, n = std::min(kChunk, r.inner - j0);
+      const float* src = x + o * r.len * r.inner + j0;
+      float* dst = y + o * r.inner + j0;
+      if (op == kMax || op == kMin) {
+        std::copy(src, src + n, dst);
+        for (int64_t i = 1; i < r.len; ++i) {
+          const float* row = src + i * r.inner;
+          if (op == kMax) {
+            for (int64_t j = 0; j < n; ++j) dst[j] = std::max(dst[j], row[j]);
+          } else {
+            for (int64_t j = 0; j < n; ++j) dst[j] = std::min(dst[j], row[j]);
+          }
+        }
+        continue;
+      }
+      std::fill(acc, acc + n, 0.0);
+      for (int64_t i = 0; i < r.len; ++i) {
+        const float* row = src + i * r.inner;
+        for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
+      }
+      const double scale = op == kMean ? 1.0 / static_cast<double>(r.len) : 1.0;
+      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(acc[j] * scale);
+    }
+  });
+}
 
 Layout make_layout(const std::vector<int64_t>& dims, const std::vector<bool>& reduced) {
   Layout l;
@@ -110,8 +172,10 @@ std::unique_ptr<Kernel> make_reduce(const NodeSpec& spec, std::string* error) {
   auto want = reduced_shape(dims, reduced, keep);
   if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
   Layout l = make_layout(dims, reduced);
+  RowRun rows = row_run(dims, reduced);
+  if (is_int || (op != kMean && op != kSum && op != kMax && op != kMin) || spec.inputs[0].numel() == 0) rows.inner = 0;
   TensorDesc in = spec.inputs[0], od = spec.outputs[0];
-  return make_lambda_kernel([l, in, od, op, is_int](const void* const* inputs, void* const* outputs) {
+  return make_lambda_kernel([l, rows, in, od, op, is_int](const void* const* inputs, void* const* outputs) {
     int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(l.red_count, 1));
     if (is_int) {
       parallel_for(l.out_count, grain, [&](int64_t o0, int64_t o1) {
@@ -131,6 +195,11 @@ std::unique_ptr<Kernel> make_reduce(const NodeSpec& spec, std::string* error) {
     }
     const float* x = float_input(in, inputs[0], false, 1);
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(l.out_count));
+    if (rows.inner > 0) {
+      reduce_rows(op, rows, x, y);
+      if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, l.out_count, outputs[0], 0);
+      return;
+    }
     parallel_for(l.out_count, grain, [&](int64_t o0, int64_t o1) {
       for (int64_t o = o0; o < o1; ++o) {
         int64_t base = l.base(o);

@@ -3,7 +3,9 @@
 // 32 for 1-byte types; the channels past C in the last block are zero). Attributes (set by the TransData
 // lowering, op/lower_layout.cpp): src_format, dst_format (aclFormat values) and channels (the 4-D C).
 // One pass over the 5-D index space: each (n, c1, h, w, c0) element is read from or written to its 4-D
-// position; padding channels are written as zero bytes (5-D destination) or skipped (4-D destination).
+// position; padding channels are written as zero bytes (5-D destination) or skipped (4-D destination). NCHW
+// tensors of 4-byte elements (the layout pass's, at every end of a conv chain) move a row of a block at a time.
+#include <algorithm>
 #include <cstring>
 
 #include "core/enum_value.h"
@@ -12,6 +14,20 @@
 
 namespace ascendsim::kernels {
 namespace {
+
+// One row of `w` pixels of one channel block: `used` planes' rows (`plane` apart) into w lines of c0 (the lanes
+// past `used` zero), and back. Plane by plane: each reads (or writes) a contiguous row, the w lines stay in L1.
+void transpose_in(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines) {
+  for (int64_t k = 0; k < used; ++k)
+    for (int64_t x = 0; x < w; ++x) lines[x * c0 + k] = rows[k * plane + x];
+  if (used < c0)
+    for (int64_t x = 0; x < w; ++x) std::memset(lines + x * c0 + used, 0, static_cast<size_t>(c0 - used) * sizeof(uint32_t));
+}
+
+void transpose_out(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows) {
+  for (int64_t k = 0; k < used; ++k)
+    for (int64_t x = 0; x < w; ++x) rows[k * plane + x] = lines[x * c0 + k];
+}
 
 std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.size() != 1 || spec.outputs.size() != 1) return refuse(spec, error, "needs one input and one output");
@@ -31,6 +47,20 @@ std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error)
   const int64_t n = d5[0], c1 = d5[1], h = d5[2], w = d5[3], c0 = d5[4];
   const bool nchw = four == ACL_FORMAT_NCHW;
   const size_t item = aclDataTypeSize(spec.inputs[0].dtype);
+  if (nchw && item == sizeof(float))  // the model path's case (the layout pass): rows of 4-byte elements
+    return make_lambda_kernel([=](const void* const* in, void* const* out) {
+      parallel_for(n * c1 * h, 1, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / (c1 * h), blk = r / h % c1, y = r % h, used = std::min(c0, c - blk * c0);
+          const int64_t row4 = ((b * c + blk * c0) * h + y) * w, plane = h * w;
+          if (to5d) {
+            transpose_in(static_cast<const uint32_t*>(in[0]) + row4, plane, used, c0, w, static_cast<uint32_t*>(out[0]) + r * w * c0);
+          } else {
+            transpose_out(static_cast<const uint32_t*>(in[0]) + r * w * c0, used, c0, w, plane, static_cast<uint32_t*>(out[0]) + row4);
+          }
+        }
+      });
+    });
   return make_lambda_kernel([=](const void* const* in, void* const* out) {
     const auto* from = static_cast<const uint8_t*>(in[0]);
     auto* to = static_cast<uint8_t*>(out[0]);

@@ -44,7 +44,7 @@ def test_stages_in_ge_order_with_the_default_passes() -> None:
         "constant_folding", "noop_removal", "common_subexpression_elimination", "conv_bn_folding",
         "dead_code_elimination"]
     assert next(p.name for p in passes_of("stage1")) == "epilogue_fusion"
-    assert [p.name for p in passes_of("stage2")] == ["elementwise_fusion"]
+    assert [p.name for p in passes_of("stage2")] == ["nc1hwc0_layout", "elementwise_fusion"]
     assert all(p.doc for p in REGISTRY.values())
 
 

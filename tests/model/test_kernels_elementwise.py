@@ -211,6 +211,23 @@ def test_fused_elementwise(driver: Driver, tmp_path: Path, inplace: bool) -> Non
     np.testing.assert_allclose(got, fused_reference(x, s, b), rtol=1e-5, atol=1e-6)
 
 
+def test_per_channel_operands_of_a_blocked_tensor(driver: Driver, tmp_path: Path) -> None:
+    """[N, C1, H, W, 16] with [N, C1, 1, 1, 16] (the NC1HWC0 path's BatchNormalization and squeeze-excitation):
+    the per-channel operand is read as its 16-float row repeated (merge_short_inner), in either position, in a
+    program, as float16 and as int64."""
+    x = RNG.standard_normal((2, 3, 5, 7, 16)).astype(np.float32)
+    s = RNG.standard_normal((2, 3, 1, 1, 16)).astype(np.float32)
+    b = RNG.standard_normal((1, 3, 1, 1, 16)).astype(np.float32)
+    got = run(driver, tmp_path / "fused", "FusedElementwise", [x, s, b], np.float32, x.shape, domain="ascendsim",
+              attrs={"program": PROGRAM})
+    np.testing.assert_allclose(got, fused_reference(x, s, b), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(run(driver, tmp_path / "first", "Sub", [s, x], np.float32, x.shape), s - x)
+    half = run(driver, tmp_path / "half", "Mul", [x.astype(np.float16), s.astype(np.float16)], np.float16, x.shape)
+    np.testing.assert_array_equal(half, x.astype(np.float16) * s.astype(np.float16))
+    i, j = RNG.integers(-9, 9, (1, 2, 3, 4, 8)), RNG.integers(-9, 9, (1, 2, 3, 1, 8))
+    np.testing.assert_array_equal(run(driver, tmp_path / "int", "Add", [i, j], np.int64, i.shape), i + j)
+
+
 def test_fused_mixed_kinds(driver: Driver, tmp_path: Path) -> None:
     """Greater -> Where -> Cast: bool and int64 slots inside one program."""
     x = RNG.standard_normal((4, 50)).astype(np.float32)

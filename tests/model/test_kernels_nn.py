@@ -125,6 +125,20 @@ def test_reduce(driver: Driver, tmp_path: Path, op: str, axes: list | None, keep
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"])
+@pytest.mark.parametrize("case", [((2, 3, 5, 7, 16), [2, 3], np.float32), ((2, 3, 5, 7, 16), [2, 3], np.float16),
+                                  ((2, 6, 1, 300), [1, 2], np.float32)])
+def test_reduce_rows_before_kept_axes(driver: Driver, tmp_path: Path, op: str, case: tuple) -> None:
+    """Axes followed by kept ones (a blocked tensor's spatial mean): whole rows combined (reduce_rows), rows
+    longer than its 256-value chunk included."""
+    shape, axes, dtype = case
+    x = RNG.uniform(-1.5, 1.5, shape).astype(dtype)
+    want = ort_run(op, [x.astype(np.float32), np.array(axes, np.int64)], keepdims=1)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(dtype, want.shape)], attrs={"axes": axes, "keepdims": 1})[0]
+    tol = 1e-5 if dtype == np.float32 else 2e-3
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=tol, atol=tol)
+
+
 def test_reduce_int64(driver: Driver, tmp_path: Path) -> None:
     x = RNG.integers(-5, 5, (4, 3)).astype(np.int64)
     got = run_kernel(driver, tmp_path, "ReduceSum", [x], [(np.int64, (3,))], attrs={"axes": [0], "keepdims": 0})[0]

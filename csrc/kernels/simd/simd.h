@@ -27,6 +27,8 @@
 #define ASCENDSIM_ISA_NS ASCENDSIM_ISA_CAT_(isa_, ASCENDSIM_ISA)
 
 #define ASCENDSIM_INLINE inline __attribute__((always_inline))
+// A register tile kept a function of its own: scheduled alone, and found by name by tests/spill_check.py.
+#define ASCENDSIM_TILE __attribute__((noinline))
 
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 

@@ -43,6 +43,7 @@ from .om_format import MAX_BYTES, DynamicType, Precision
 from .om_writer import OmModel, OmPlan, write_om
 from .ops import lookup
 from .passes import PassManager, PassReport
+from .passes.layout_5hd import LAYOUT_PASS
 from .precision import apply_input_fp16, apply_output_type, apply_precision, parse_precision_mode
 from .streams import StreamPlan, assign_streams
 
@@ -193,7 +194,7 @@ def _subgraph_plan(graph: Graph, disabled: Iterable[str], precision: Precision) 
     """An If/Loop subgraph through the same stages as the main graph of a dynamic-shape model: passes,
     precision, output fix-up, the v2 checks (an op without a runtime shape function is an error naming the
     node), one stream, no static memory plan."""
-    _run_passes(graph, disabled, None)
+    _run_passes(graph, [*disabled, LAYOUT_PASS], None)  # the v2 runtime has no shape functions for NC1HWC0 ops
     flags = apply_precision(graph, precision)
     _fix_outputs(graph)
     check_dynamic(graph, {}, {})

@@ -585,4 +585,4 @@ def run_graph(graph: Graph, feeds: dict[str, Array]) -> dict[str, Array]:
     return {value.name: np.asarray(fetch(value)) for value in graph.outputs}
 
 
-from . import host_index_kernels  # noqa: F401  (registers the index and quantization kernels)
+from . import host_index_kernels, host_layout_kernels  # noqa: F401  (register the index, quantization and layout kernels)

@@ -7,7 +7,8 @@ inverse of onnx_opsets.py: IR attributes such as Squeeze/Reduce axes, Split size
 inputs where that opset wants inputs). Fused nodes follow the compiler brief: Conv/Gemm/MatMul with an
 `activation` (and MatMul's fused bias) become the original op followed by Add/the activation;
 ascendsim::FusedElementwise becomes a call of a model-local ONNX function (one per distinct program) whose
-body is the program's steps, so onnxruntime runs it and Netron shows it as one expandable node.
+body is the program's steps, so onnxruntime runs it and Netron shows it as one expandable node; the NC1HWC0
+ops become standard ONNX (onnx_export_layout.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from .ir import ASCENDSIM_DOMAIN, DType, Graph, Node, Value
+from .onnx_export_layout import emit_blocked_conv, emit_transdata
 from .onnx_types import dtype_to_onnx
 from .ops import lookup
 from .ops.reduce import REDUCE_OPS
@@ -43,7 +45,7 @@ def save_onnx(graph: Graph, path: str | os.PathLike, opset: int | None = None) -
 
 def required_opset(node: Node) -> int:
     """The lowest ONNX opset that can express `node` in its IR form."""
-    if node.domain == ASCENDSIM_DOMAIN:
+    if node.domain == ASCENDSIM_DOMAIN and node.op_type == "FusedElementwise":
         steps = node.attrs.get("program", [])
         return max([required_opset(Node("step", s["op"], [], [], dict(s.get("attrs", {})))) for s in steps] + [1])
     spec = lookup(node.op_type, node.domain)
@@ -156,6 +158,12 @@ def _value_info(value: Value) -> onnx.ValueInfoProto:
 
 def emit_node(em: _Emitter, node: Node, functions: dict[str, onnx.FunctionProto]) -> None:
     """Writes `node` in the ONNX form of `em.opset` (possibly several nodes)."""
+    if node.domain == ASCENDSIM_DOMAIN and node.op_type == "TransData":
+        emit_transdata(em, node)
+        return
+    if node.domain == ASCENDSIM_DOMAIN and node.op_type == "BlockedConv":
+        emit_blocked_conv(em, node, emit_node)
+        return
     if node.domain == ASCENDSIM_DOMAIN:
         _fused_elementwise(em, node, functions)
         return

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import CompileError
-from .ir import DType, Graph, Node, Value
+from .ir import ASCENDSIM_DOMAIN, DType, Graph, Node, Value
 from .om_format import NodeFlag, Precision
 
 PRECISION_MODES = {
@@ -52,7 +52,7 @@ def apply_precision(graph: Graph, precision: Precision) -> dict[str, int]:
         return flags
     for node in graph.nodes:
         floats_out = any(v.dtype == DType.FLOAT for v in node.outputs)
-        if node.op_type in CUBE_OPS and node.domain == "":
+        if (node.op_type in CUBE_OPS and node.domain == "") or (node.op_type == "BlockedConv" and node.domain == ASCENDSIM_DOMAIN):
             flags[node.name] = NodeFlag.ROUND_INPUTS_FP16 | NodeFlag.ROUND_OUTPUTS_FP16
             _round_weights(node)
         elif precision == Precision.FORCE_FP16 and floats_out:
@@ -62,7 +62,7 @@ def apply_precision(graph: Graph, precision: Precision) -> dict[str, int]:
 
 def _round_weights(node: Node) -> None:
     """Constant fp32 inputs of a cube op (weights; the bias stays fp32 as the device adds it in fp32)."""
-    limit = 2 if node.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul") else len(node.inputs)
+    limit = 2 if node.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul", "BlockedConv") else len(node.inputs)
     for value in node.inputs[:limit]:
         if value is not None and value.is_constant and value.dtype == DType.FLOAT:
             value.data = value.data.astype(np.float16).astype(np.float32)  # type: ignore[union-attr]

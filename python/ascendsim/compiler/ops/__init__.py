@@ -42,13 +42,25 @@ exporter turns it back into the form of the opset it writes):
 |                                     | `fused_bias=1` with a 3rd input; Conv `fused_sum=1` with a 4th input |
 |                                     | (added before the activation); "FusedElementwise" (ascendsim         |
 |                                     | domain) with a `program` of elementwise steps                        |
+| NC1HWC0 (layout pass, layout.py)    | "TransData" (`src_format`, `dst_format`: aclFormat numbers, `channels`)|
+|                                     | and "BlockedConv" (Conv's attributes), both ascendsim domain         |
 """
 
 from __future__ import annotations
 
 from ..errors import node_error
 from ..ir import ASCENDSIM_DOMAIN, Node
-from . import elementwise, indexing, nn, quantize, recurrent, reduce, spectral, tensor  # families register on import
+from . import (  # families register on import
+    elementwise,
+    indexing,
+    layout,
+    nn,
+    quantize,
+    recurrent,
+    reduce,
+    spectral,
+    tensor,
+)
 from ._common import InferContext, Known, TensorType
 from ._registry import REGISTRY, OpSpec, lookup, register
 
@@ -74,5 +86,5 @@ SUPPORTED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == "")
 FUSED_OPS: frozenset[str] = frozenset(o for d, o in REGISTRY if d == ASCENDSIM_DOMAIN)
 
 __all__ = ["FUSED_OPS", "SUPPORTED_OPS", "InferContext", "OpSpec", "TensorType", "elementwise", "get_spec",
-           "indexing", "infer_node", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",
+           "indexing", "infer_node", "layout", "lookup", "nn", "quantize", "recurrent", "reduce", "register", "spectral",
            "supported_list", "tensor"]

@@ -109,13 +109,19 @@ def _check_activation(ctx: InferContext) -> None:
 
 @register("Conv")
 def _conv(ctx: InferContext) -> list[TensorType]:
+    return [(ctx.dtype(0), conv_output(ctx, ctx.shape(0)))]
+
+
+def conv_output(ctx: InferContext, x: Shape | None) -> Shape | None:
+    """A Conv node's output shape for input shape `x` (NCHW; the NC1HWC0 conv passes its input's logical
+    shape), its activation, operand dtypes and bias checked."""
     _check_activation(ctx)
     _check_float_operands(ctx)
     w = ctx.shape(1)
-    out = conv_shape(ctx, ctx.shape(0), w)
+    out = conv_shape(ctx, x, w)
     if out is not None:
         _check_bias(ctx, w[0])  # type: ignore[index]
-    return [(ctx.dtype(0), out)]
+    return out
 
 
 def conv_shape(ctx: InferContext, x: Shape | None, w: Shape | None) -> Shape | None:

@@ -7,7 +7,7 @@
 - optimize_original (to a fixed point): constant_folding, noop_removal, common_subexpression_elimination,
   conv_bn_folding, dead_code_elimination
 - stage1 (to a fixed point): epilogue_fusion (pattern rules), user pattern fusions (order 50 by default)
-- stage2: elementwise_fusion
+- stage2: nc1hwc0_layout (conv chains in NC1HWC0, layout_5hd.py), elementwise_fusion
 - build: prune, topological_sort
 
 New passes: `@register_pass(name, stage=..., order=...)` on `fn(graph, stats) -> changed`; new pattern
@@ -24,6 +24,7 @@ from . import (  # the pass modules register themselves on import
     elementwise_fusion,
     epilogue,
     infer_shape,
+    layout_5hd,
     noop_removal,
     topological_sort,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "elementwise_fusion",
     "epilogue",
     "infer_shape",
+    "layout_5hd",
     "match",
     "noop_removal",
     "passes_of",

@@ -1,0 +1,316 @@
+// Conv on NC1HWC0 tensors: the ascendsim::BlockedConv node that the compiler's layout pass (compiler/passes/
+// layout_5hd.py) puts in place of a float32 Conv with constant weights. Operands: x [N, C1, H, W, 16] (C
+// channels in C1 blocks of 16, the lanes past C zero), W the ONNX weight [M, C / group, KH, KW] (packed here at
+// build), an optional constant bias [M], with fused_sum=1 a 4th input shaped as the output; output
+// [N, M1, OH, OW, 16], its lanes past M written as zeros. The attributes are Conv's (conv_attrs.h), with the
+// fused activation of the epilogue pass. group 1 (dense) or depthwise (group == C == M).
+//
+// Why: a pixel's 16 channels of a block are one contiguous line, so a register tile of output pixels x output
+// channels reads whole lines of input and of weights and writes whole lines of output, with no im2col and no
+// transposes (onnxruntime's NCHWc kernels; on the device, the cube unit's own layout).
+//
+// Dense: the weights are packed per output block as [input block][tap][16 inputs][16 outputs] (simd/
+// blocked_conv_tiles.h). A padded conv first copies x into a zero-bordered frame, so that every tap of every
+// output pixel reads memory and any run of pixels can share a tile (rows included); the frame costs one pass
+// over x against the conv's KH x KW x M multiply-adds per input value. Work: jobs of (image, group of output
+// blocks whose weights fit in L2, band of output pixels whose inputs fit in L2); inside a job each tile of
+// pixels runs over the group's blocks while its inputs are in L1.
+//
+// Depthwise: per (image, block, band of rows), each output row's interior pixels (every tap inside x) as runs
+// of tiles, its border pixels one by one with their valid taps only (no frame: a depthwise conv reads each
+// input value about KH x KW times in all, a copy would cost as much again); a fused sum and its clamp follow
+// per row.
+//
+// Dense convs with many input channels sum them in passes of a few blocks (chunk_): a tile's window of one
+// pass's blocks stays in L1 while the weights stream by, and the partial sums wait in the output (in L1/L2
+// for a band); the bias starts the first pass, the fused sum and the clamp end the last.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/conv_attrs.h"
+#include "kernels/epilogue.h"
+#include "kernels/kernel_util.h"
+#include "kernels/layout.h"
+#include "kernels/simd/blocked_conv_tiles.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+constexpr int64_t kC0 = kUnit;
+constexpr int64_t kMaxTilePixels = 64;                   // origins per tile (>= every variant's pixels)
+constexpr int64_t kWeightGroupBytes = int64_t{192} << 10;  // a group's packed weights: in L2 with the band
+constexpr int64_t kBandBytes = int64_t{128} << 10;        // a band's inputs
+constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of the input blocks of one pass
+constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
+constexpr int64_t kMinJobsPerThread = 4;                  // jobs enough to even out the threads' shares
+
+int64_t blocks_of(int64_t channels) { return (channels + kC0 - 1) / kC0; }
+
+class BlockedConvKernel final : public Kernel {
+ public:
+  BlockedConvKernel(const NodeSpec& spec, const ConvGeometry& g, const Activation& act, const float* weights,
+                    const float* bias)
+      : x_(spec.inputs[0]), g_(g), act_(act), tiles_(blocked_conv_tiles()) {
+    round_ = (spec.flags & kRoundInputsFp16) != 0;
+    has_sum_ = spec.inputs.size() > 3;
+    depthwise_ = g.group > 1;
+    c1_ = blocks_of(g.c);
+    m1_ = blocks_of(g.m);
+    taps_ = g.kh * g.kw;
+    clamps_ = activation_bounds(act_, &lo_, &hi_);
+    if (!clamps_) lo_ = -__builtin_inff(), hi_ = __builtin_inff();  // the activation runs after the tiles
+    bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
+    if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
+    if (depthwise_) {
+      pack_depthwise(weights);
+    } else {
+      pack_dense(weights);
+      plan_dense();
+    }
+  }
+
+  std::string path() const override {
+    return std::string(depthwise_ ? "NC1HWC0 depthwise, " : "NC1HWC0 direct, ") + tiles_.shape +
+           (frame_ ? ", zero-bordered frame" : "");
+  }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    const float* x = float_input(x_, inputs[0], round_, 1);
+    const float* sum = has_sum_ ? static_cast<const float*>(inputs[3]) : nullptr;
+    auto* out = static_cast<float*>(outputs[0]);
+    if (depthwise_) {
+      run_depthwise(x, sum, out);
+    } else {
+      run_dense(frame_ ? framed(x) : x, sum, out);
+    }
+  }
+
+ private:
+  // ---- dense ----------------------------------------------------------------------------------------
+  void pack_dense(const float* w) {
+    const ConvGeometry& g = g_;
+    block_floats_ = c1_ * taps_ * kC0 * kC0;
+    packed_.assign(static_cast<size_t>(m1_ * block_floats_), 0.0f);
+    for (int64_t m = 0; m < g.m; ++m)
+      for (int64_t c = 0; c < g.c; ++c)
+        for (int64_t t = 0; t < taps_; ++t)
+          packed_[static_cast<size_t>(m / kC0 * block_floats_ + ((c / kC0 * taps_ + t) * kC0 + c % kC0) * kC0 + m % kC0)] =
+              w[(m * g.c + c) * taps_ + t];
+  }
+
+  // The frame (when padded), the tap offsets, the groups of output blocks and the bands of output pixels.
+  void plan_dense() {
+    const ConvGeometry& g = g_;
+    frame_ = g.ph > 0 || g.pw > 0 || (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 > g.h + g.ph ||
+             (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 > g.w + g.pw;
+    hp_ = frame_ ? std::max(g.h + g.ph, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1) : g.h;
+    wp_ = frame_ ? std::max(g.w + g.pw, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1) : g.w;
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) tap_offsets_.push_back((i * g.dh * wp_ + j * g.dw) * kC0);
+    // Input blocks per pass over a band: a tile's window of them stays in L1 while the weights stream by.
+    const int64_t window_bytes = g.kh * ((tiles_.pixels - 1) * g.sw + (g.kw - 1) * g.dw + 1) * kC0 * static_cast<int64_t>(sizeof(float));
+    chunk_ = std::clamp<int64_t>(kTileInputBytes / window_bytes, 1, c1_);
+    const int64_t block_bytes = block_floats_ * static_cast<int64_t>(sizeof(float));
+    group_ = std::clamp<int64_t>(kWeightGroupBytes / block_bytes, 1, m1_);
+    groups_ = (m1_ + group_ - 1) / group_;
+    const int64_t plane = g.oh * g.ow, pixels = tiles_.pixels;
+    const int64_t pixel_bytes = c1_ * kC0 * static_cast<int64_t>(sizeof(float)) * g.kh;
+    band_ = std::max<int64_t>(pixels, kBandBytes / pixel_bytes / pixels * pixels);
+    // Enough jobs for the threads: narrower bands, down to one tile.
+    const int64_t want = num_threads() > 1 ? num_threads() * kMinJobsPerThread : 1;
+    while (band_ > pixels && g.n * groups_ * ((plane + band_ - 1) / band_) < want) band_ = (band_ / 2 + pixels - 1) / pixels * pixels;
+    band_ = std::min(band_, (plane + pixels - 1) / pixels * pixels);
+    bands_ = (plane + band_ - 1) / band_;
+  }
+
+  // x in a zero-bordered frame of hp_ x wp_ per block (the caller's scratch).
+  const float* framed(const float* x) const {
+    const ConvGeometry& g = g_;
+    const int64_t rows = g.n * c1_ * hp_;
+    float* frame = scratch_floats(9, static_cast<size_t>(rows * wp_ * kC0));
+    parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        float* row = frame + r * wp_ * kC0;
+        const int64_t plane = r / hp_, y = r % hp_ - g.ph;
+        if (y < 0 || y >= g.h) {
+          std::memset(row, 0, static_cast<size_t>(wp_ * kC0) * sizeof(float));
+          continue;
+        }
+        std::memset(row, 0, static_cast<size_t>(g.pw * kC0) * sizeof(float));
+        std::memcpy(row + g.pw * kC0, x + (plane * g.h + y) * g.w * kC0, static_cast<size_t>(g.w * kC0) * sizeof(float));
+        std::memset(row + (g.pw + g.w) * kC0, 0, static_cast<size_t>((wp_ - g.pw - g.w) * kC0) * sizeof(float));
+      }
+    });
+    return frame;
+  }
+
+  void run_dense(const float* x, const float* sum, float* out) const {
+    const ConvGeometry& g = g_;
+    const int64_t plane = g.oh * g.ow, in_plane = hp_ * wp_ * kC0;
+    BlockedConvArgs common{};
+    common.weight_block = block_floats_;
+    common.taps = tap_offsets_.data();
+    common.tap_count = taps_;
+    common.in_block_stride = in_plane;
+    common.out_block_stride = plane * kC0;
+    common.lo = lo_;
+    common.hi = hi_;
+    parallel_for(g.n * groups_ * bands_, 1, [&](int64_t j0, int64_t j1) {
+      const float* origins[kMaxTilePixels];
+      BlockedConvArgs base = common;
+      for (int64_t j = j0; j < j1; ++j) {
+        const int64_t n = j / (groups_ * bands_), ob0 = j / bands_ % groups_ * group_, ob1 = std::min(m1_, ob0 + group_);
+        const int64_t p_begin = j % bands_ * band_, p_end = std::min(plane, p_begin + band_);
+        const float* image = x + n * c1_ * in_plane;
+        for (int64_t k0 = 0; k0 < c1_; k0 += chunk_) {
+          base.in_blocks = std::min(chunk_, c1_ - k0);
+          base.origin_offset = k0 * in_plane;
+          base.accumulate = k0 > 0;
+          base.last = k0 + chunk_ >= c1_;
+          for (int64_t p0 = p_begin; p0 < p_end; p0 += tiles_.pixels) {
+            const int64_t count = std::min(tiles_.pixels, p_end - p0);
+            for (int64_t q = 0; q < count; ++q) {
+              const int64_t oh = (p0 + q) / g.ow, ow = (p0 + q) % g.ow;
+              origins[q] = image + (oh * g.sh * wp_ + ow * g.sw) * kC0;
+            }
+            for (int64_t ob = ob0; ob < ob1; ob += tiles_.blocks) {
+              BlockedConvArgs a = base;
+              a.weights = packed_.data() + ob * block_floats_ + k0 * taps_ * kC0 * kC0;
+              a.bias = bias_.data() + ob * kC0;
+              const int64_t at = ((n * m1_ + ob) * plane + p0) * kC0;
+              a.sum = sum != nullptr ? sum + at : nullptr;
+              tiles_.conv(a, origins, count, std::min(tiles_.blocks, ob1 - ob), out + at);
+            }
+          }
+        }
+        for (int64_t ob = ob0; ob < ob1; ++ob) finish(out + ((n * m1_ + ob) * plane + p_begin) * kC0, nullptr, ob, p_end - p_begin);
+      }
+    });
+  }
+
+  // ---- depthwise ------------------------------------------------------------------------------------
+  void pack_depthwise(const float* w) {
+    packed_.assign(static_cast<size_t>(m1_ * taps_ * kC0), 0.0f);
+    for (int64_t c = 0; c < g_.c; ++c)
+      for (int64_t t = 0; t < taps_; ++t) packed_[static_cast<size_t>((c / kC0 * taps_ + t) * kC0 + c % kC0)] = w[c * taps_ + t];
+    // Output columns whose taps all fall inside x: pw <= ow * sw and ow * sw - pw + (kw - 1) * dw < w.
+    const ConvGeometry& g = g_;
+    inner_lo_ = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
+    const int64_t last = g.w - 1 - (g.kw - 1) * g.dw + g.pw;
+    inner_hi_ = last < 0 ? inner_lo_ : std::clamp(last / g.sw + 1, inner_lo_, g.ow);
+  }
+
+  void run_depthwise(const float* x, const float* sum, float* out) const {
+    const ConvGeometry& g = g_;
+    const int64_t want = num_threads() * kMinJobsPerThread;
+    const int64_t rows_per_job = std::max<int64_t>(1, g.n * c1_ * g.oh / std::max<int64_t>(want, 1));
+    const int64_t bands = (g.oh + rows_per_job - 1) / rows_per_job;
+    parallel_for(g.n * c1_ * bands, 1, [&](int64_t j0, int64_t j1) {
+      int64_t taps[kMaxDepthwiseTaps], weight_taps[kMaxDepthwiseTaps];
+      for (int64_t j = j0; j < j1; ++j) {
+        const int64_t plane_index = j / bands, r0 = j % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
+        const int64_t block = plane_index % c1_;
+        const float* plane = x + plane_index * g.h * g.w * kC0;
+        float* dst = out + plane_index * g.oh * g.ow * kC0;
+        BlockedDepthwiseArgs a{};
+        a.weights = packed_.data() + block * taps_ * kC0;
+        a.taps = taps;
+        a.weight_taps = weight_taps;
+        a.stride = g.sw * kC0;
+        a.bias = bias_.data() + block * kC0;
+        a.lo = sum != nullptr ? -__builtin_inff() : lo_;  // with a sum, the clamp follows it (finish)
+        a.hi = sum != nullptr ? __builtin_inff() : hi_;
+        for (int64_t oh = r0; oh < r1; ++oh) {
+          const int64_t y0 = oh * g.sh - g.ph;
+          auto row_taps = [&](int64_t ow, bool all_columns) {  // the valid taps of pixel (oh, ow), from plane
+            a.tap_count = 0;
+            const int64_t x0 = ow * g.sw - g.pw;
+            for (int64_t i = 0; i < g.kh; ++i) {
+              const int64_t y = y0 + i * g.dh;
+              if (y < 0 || y >= g.h) continue;
+              for (int64_t k = 0; k < g.kw; ++k) {
+                const int64_t xx = x0 + k * g.dw;
+                if (!all_columns && (xx < 0 || xx >= g.w)) continue;
+                taps[a.tap_count] = (y * g.w + xx) * kC0;
+                weight_taps[a.tap_count++] = (i * g.kw + k) * kC0;
+              }
+            }
+          };
+          float* row = dst + oh * g.ow * kC0;
+          if (inner_hi_ > inner_lo_) {
+            row_taps(inner_lo_, true);
+            tiles_.depthwise(a, plane, inner_hi_ - inner_lo_, row + inner_lo_ * kC0);
+          }
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            if (ow == inner_lo_ && inner_hi_ > inner_lo_) ow = inner_hi_;
+            if (ow >= g.ow) break;
+            row_taps(ow, false);
+            tiles_.depthwise(a, plane, 1, row + ow * kC0);
+          }
+          finish(row, sum != nullptr ? sum + (plane_index * g.oh + oh) * g.ow * kC0 : nullptr, block, g.ow);
+        }
+      }
+    });
+  }
+
+  // The depthwise conv's fused sum and clamp (`sum`, laid out as `at`: the tiles left them), the activation that
+  // is not a clamp, then zeros in the lanes past M of the last block: `pixels` pixels of output block `ob`.
+  void finish(float* at, const float* sum, int64_t ob, int64_t pixels) const {
+    if (sum != nullptr)
+      for (int64_t i = 0; i < pixels * kC0; ++i) at[i] = std::min(std::max(at[i] + sum[i], lo_), hi_);
+    if (!clamps_) apply_activation(act_, at, pixels * kC0);
+    const int64_t used = g_.m - ob * kC0;
+    if (used >= kC0) return;
+    for (int64_t p = 0; p < pixels; ++p) std::memset(at + p * kC0 + used, 0, static_cast<size_t>(kC0 - used) * sizeof(float));
+  }
+
+  TensorDesc x_;
+  ConvGeometry g_;
+  Activation act_;
+  const BlockedConvTiles& tiles_;
+  bool round_ = false, has_sum_ = false, depthwise_ = false, clamps_ = false, frame_ = false;
+  float lo_ = 0, hi_ = 0;
+  int64_t c1_ = 0, m1_ = 0, taps_ = 0, block_floats_ = 0;
+  int64_t hp_ = 0, wp_ = 0, group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
+  int64_t inner_lo_ = 0, inner_hi_ = 0;                                      // depthwise: interior columns
+  std::vector<float> packed_, bias_;
+  std::vector<int64_t> tap_offsets_;
+};
+
+std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* error) {
+  if (spec.inputs.size() < 2 || spec.outputs.size() != 1) return refuse(spec, error, "needs inputs X and W and one output");
+  for (size_t i = 0; i < spec.inputs.size(); ++i)
+    if ((i >= spec.present.size() || spec.present[i]) && spec.inputs[i].dtype != ACL_FLOAT)
+      return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT)");
+  const auto& xd = spec.inputs[0].dims;
+  const auto& wd = spec.inputs[1].dims;
+  if (xd.size() != 5 || xd[4] != kC0 || wd.size() != 4)
+    return refuse(spec, error, "needs x in NC1HWC0 [N, C1, H, W, 16] and a 4-D weight, given x " + dims_str(xd) +
+                                   " and weight " + dims_str(wd));
+  const Attrs empty;
+  const int64_t group = (spec.attrs ? *spec.attrs : empty).get_int("group", 1);
+  const std::vector<int64_t> logical = {xd[0], wd[1] * group, xd[2], xd[3]};
+  if (blocks_of(logical[1]) != xd[1])
+    return refuse(spec, error, "x " + dims_str(xd) + " does not hold the weight's " + std::to_string(logical[1]) + " channels");
+  ConvGeometry g;
+  if (!read_conv_geometry(spec, logical, wd, &g, error)) return nullptr;
+  if (g.group != 1 && !(g.group == g.c && g.m == g.c))
+    return refuse(spec, error, "group " + std::to_string(g.group) + " is neither 1 nor depthwise");
+  if (g.group != 1 && g.kh * g.kw > kMaxDepthwiseTaps)
+    return refuse(spec, error, "a depthwise window of more than " + std::to_string(kMaxDepthwiseTaps) + " taps");
+  if (!check_conv_operands(spec, g, {g.n, blocks_of(g.m), g.oh, g.ow, kC0}, error)) return nullptr;
+  const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
+  const bool has_bias = spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2]);
+  const void* bias = has_bias && spec.constant_data.size() > 2 ? spec.constant_data[2] : nullptr;
+  if (weights == nullptr || (has_bias && bias == nullptr)) return refuse(spec, error, "needs constant weights and bias");
+  Activation act;
+  if (!parse_activation(spec, &act, error)) return nullptr;
+  return std::make_unique<BlockedConvKernel>(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
+}
+
+}  // namespace
+
+ASCENDSIM_KERNEL(BlockedConv, "ascendsim", make_blocked_conv);
+
+}  // namespace ascendsim::kernels

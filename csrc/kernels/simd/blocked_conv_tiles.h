@@ -1,0 +1,49 @@
+// The register tiles of the NC1HWC0 convolutions (blocked_conv.cpp), one table per kernel variant
+// (simd/blocked_conv_tiles.cpp). Tensors are NC1HWC0: channels in blocks of C0 = kUnit = 16, a pixel's 16
+// channels of a block one contiguous line; weights are packed per output block as [in block][tap][16 in][16 out].
+#pragma once
+#include <cstdint>
+
+namespace ascendsim::kernels {
+
+struct BlockedConvArgs {
+  const float* weights;      // the packed weights of the tile's first output block
+  int64_t weight_block;      // floats between two output blocks' weights
+  const int64_t* taps;       // each tap's offset in floats from a pixel's origin
+  int64_t tap_count;
+  int64_t in_blocks;         // input channel blocks summed by this call
+  int64_t in_block_stride;   // floats between two input blocks
+  int64_t origin_offset;     // floats from each origin to the first of those blocks
+  bool accumulate;           // add to the output's partial sums (else start from the bias)
+  bool last;                 // the call that sums the last input blocks: the fused sum and the clamp apply
+  const float* bias;         // 16 per output block (zero past the channels), from the tile's first block
+  const float* sum;          // a fused residual laid out as the output (null: none)
+  int64_t out_block_stride;  // floats between two output blocks (of the output and of the sum)
+  float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
+};
+
+struct BlockedDepthwiseArgs {
+  const float* weights;        // [tap][16] of the block
+  const int64_t* taps;         // offsets in floats of the taps read, from the first pixel's origin
+  const int64_t* weight_taps;  // their weights' offsets in floats
+  int64_t tap_count;
+  int64_t stride;        // floats between two adjacent output pixels' origins
+  const float* bias;     // 16 (zero past the channels)
+  float lo, hi;
+};
+
+struct BlockedConvTiles {
+  const char* shape;  // of the register tile, for the kernel-variant log ("6 pixels x 16 channels (AVX2)")
+  int64_t pixels;     // output pixels per tile
+  int64_t blocks;     // output blocks per tile
+  // Output pixels [0, count) (count <= pixels) of output blocks [0, nb) (nb <= blocks): pixel p's origin in
+  // the first input block is origins[p]; it is written at out + p * 16 (+ b * out_block_stride), as is its sum.
+  void (*conv)(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out);
+  // One block of a depthwise conv along a run of `count` output pixels: pixel p's origin is first + p * stride,
+  // its 16 outputs at out + p * 16.
+  void (*depthwise)(const BlockedDepthwiseArgs& a, const float* first, int64_t count, float* out);
+};
+
+const BlockedConvTiles& blocked_conv_tiles();
+
+}  // namespace ascendsim::kernels

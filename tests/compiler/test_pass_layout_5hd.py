@@ -1,0 +1,132 @@
+"""The NC1HWC0 layout pass (passes/layout_5hd.py): which nodes move to NC1HWC0, where TransData goes, and that
+the graph computes the same numbers (onnxruntime on the exported graph and the host interpreter, through
+Optimized.assert_equivalent). The runtime's kernels are tested in tests/model/test_blocked_conv.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_pass_helpers import ModelBuilder, optimize
+
+from ascendsim.compiler.ir import DType
+from ascendsim.compiler.ops.layout import NC1HWC0, NCHW
+
+LAYOUT = ("nc1hwc0_layout",)
+
+
+def _chain(channels: int = 32, *, size: int = 12) -> ModelBuilder:
+    """A stem of 3 channels (stays NCHW), then a depthwise and a 1x1 conv, a residual Add and a Relu (all
+    NC1HWC0)."""
+    b = ModelBuilder(seed=1)
+    x = b.input("image", [1, 3, size, size])
+    stem = b.node("Relu", [b.conv(x, 3, channels, 3)])
+    branch = b.node("Relu", [b.conv(stem, channels, channels, 3, group=channels)])
+    branch = b.conv(branch, channels, channels, 1)
+    return b, b.node("Relu", [b.node("Add", [branch, stem])])  # type: ignore[return-value]
+
+
+def test_a_conv_chain_runs_in_nc1hwc0_between_two_transdata() -> None:
+    b, out = _chain()
+    done = optimize(b.model([out]), *LAYOUT)
+    assert done.after == {"Conv": 1, "Relu": 3, "TransData": 2, "BlockedConv": 2, "Add": 1}
+    transdata = [n for n in done.graph.nodes if n.op_type == "TransData"]
+    assert [(n.attrs["src_format"], n.attrs["dst_format"]) for n in transdata] == [(NCHW, NC1HWC0), (NC1HWC0, NCHW)]
+    assert all(v.shape == (1, 2, 12, 12, 16) and v.format == "NC1HWC0"
+               for n in done.graph.nodes if n.op_type == "BlockedConv" for v in n.outputs)
+    done.assert_equivalent()
+
+
+def test_with_every_pass_the_fused_convs_and_the_residual_sum_run_in_nc1hwc0() -> None:
+    b, out = _chain(24)  # 24 channels: a block and a half, the last block's lanes 24-31 kept zero
+    done = optimize(b.model([out]))
+    assert done.after == {"Conv": 1, "TransData": 2, "BlockedConv": 2}
+    summed = [n for n in done.graph.nodes if n.op_type == "BlockedConv" and n.attrs.get("fused_sum")]
+    assert len(summed) == 1 and summed[0].inputs[3].format == "NC1HWC0"
+    done.assert_equivalent()
+
+
+def test_depthwise_squeeze_excitation_pooling_and_concat_stay_in_nc1hwc0() -> None:
+    b = ModelBuilder(seed=2)
+    x = b.input("image", [2, 16, 10, 10])
+    y = b.node("Clip", [b.conv(x, 16, 48, 1), b.const(np.array(0, np.float32)), b.const(np.array(6, np.float32))])
+    y = b.node("Relu", [b.conv(y, 48, 48, 5, stride=2, group=48)])
+    pooled = b.node("GlobalAveragePool", [y])
+    gate = b.node("Sigmoid", [b.conv(b.node("Relu", [b.conv(pooled, 48, 12, 1)]), 12, 48, 1)])
+    y = b.node("Mul", [y, gate])
+    both = b.node("Concat", [y, b.conv(y, 48, 40, 3)], axis=1)
+    out = b.node("GlobalMaxPool", [both])
+    done = optimize(b.model([out]), *LAYOUT)
+    assert done.after == {"TransData": 2, "BlockedConv": 5, "Clip": 1, "Relu": 2, "ReduceMean": 1, "Sigmoid": 1,
+                          "Mul": 1, "Concat": 1, "ReduceMax": 1}
+    done.assert_equivalent()
+
+
+def test_an_op_that_would_dirty_the_padding_lanes_stays_in_nchw() -> None:
+    """Sigmoid(0) is 0.5: on 24 channels the padding lanes would hold it, so the Sigmoid reads NCHW; on 32
+    channels there are no padding lanes and it moves."""
+    for channels, moved in ((24, False), (32, True)):
+        b = ModelBuilder(seed=3)
+        x = b.conv(b.input("image", [1, 16, 8, 8]), 16, 16, 3, group=16)
+        y = b.node("Sigmoid", [b.node("Add", [b.conv(x, 16, channels, 3), b.const(np.array(0.5, np.float32))])])
+        done = optimize(b.model([b.conv(y, channels, 16, 1)]), *LAYOUT)
+        sigmoid = next(n for n in done.graph.nodes if n.op_type == "Sigmoid")
+        assert (sigmoid.outputs[0].format == "NC1HWC0") == moved, channels
+        done.assert_equivalent()
+
+
+def test_batch_normalization_before_a_conv_becomes_a_per_channel_mul_and_add() -> None:
+    b = ModelBuilder(seed=4)
+    x = b.conv(b.input("image", [1, 16, 8, 8]), 16, 16, 3, group=16)
+    y = b.conv(x, 16, 32, 3)
+    y = b.conv(b.node("Relu", [b.batch_norm(b.node("Concat", [y, x], axis=1), 48)]), 48, 16, 1)
+    done = optimize(b.model([y]), *LAYOUT)
+    assert "BatchNormalization" not in done.after and done.after["Mul"] == 1 and done.after["Add"] == 1
+    done.assert_equivalent()
+
+
+def test_a_region_without_a_depthwise_conv_stays_in_nchw() -> None:
+    """ResNet-style dense convs: NCHW (Winograd for the 3x3s) is faster than the blocked kernel there."""
+    b = ModelBuilder(seed=6)
+    y = b.node("Relu", [b.conv(b.input("image", [1, 32, 12, 12]), 32, 32, 1)])
+    y = b.node("Relu", [b.conv(y, 32, 32, 3)])
+    done = optimize(b.model([b.conv(y, 32, 64, 1)]), *LAYOUT)
+    assert "BlockedConv" not in done.after and "TransData" not in done.after
+
+
+def test_a_lone_depthwise_conv_between_grouped_convs_stays_in_nchw() -> None:
+    """ShuffleNet's units: one blocked conv would cost two TransData."""
+    b = ModelBuilder(seed=7)
+    y = b.conv(b.input("image", [1, 48, 10, 10]), 48, 48, 1, group=3)
+    y = b.conv(y, 48, 48, 3, group=48)
+    done = optimize(b.model([b.conv(y, 48, 48, 1, group=3)]), *LAYOUT)
+    assert "BlockedConv" not in done.after and "TransData" not in done.after
+
+
+@pytest.mark.parametrize("case", ["runtime_weights", "grouped", "three_channels", "dynamic"])
+def test_what_the_pass_leaves_alone(case: str) -> None:
+    b = ModelBuilder(seed=5)
+    if case == "runtime_weights":  # the kernel packs constant weights at load
+        x, w = b.input("image", [1, 16, 8, 8]), b.input("w", [16, 16, 3, 3])
+        out = b.node("Conv", [x, w], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    elif case == "grouped":  # neither dense nor depthwise
+        out = b.conv(b.input("image", [1, 32, 8, 8]), 32, 32, 3, group=2)
+    elif case == "three_channels":  # an image's 3 channels in blocks of 16: five times the work
+        out = b.conv(b.input("image", [1, 3, 8, 8]), 3, 16, 3)
+    else:
+        out = b.conv(b.input("image", ["batch", 16, 8, 8]), 16, 16, 3)
+    done = optimize(b.model([out]), *LAYOUT)
+    assert "BlockedConv" not in done.after and "TransData" not in done.after
+
+
+def test_the_exported_graph_holds_only_standard_onnx_ops() -> None:
+    b, out = _chain(24)
+    exported = optimize(b.model([out])).exported()
+    assert {n.domain for n in exported.graph.node} <= {""}
+    assert not exported.functions
+
+
+def test_the_blocked_graph_keeps_its_dtype_and_user_visible_names() -> None:
+    b, out = _chain()
+    done = optimize(b.model([out]))
+    assert [v.name for v in done.graph.outputs] == [out]
+    assert done.graph.outputs[0].dtype == DType.FLOAT and done.graph.outputs[0].shape == (1, 32, 12, 12)

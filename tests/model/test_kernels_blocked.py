@@ -1,0 +1,131 @@
+"""The NC1HWC0 kernels (csrc/kernels/blocked_conv.cpp, transdata_kernel.cpp) through the kernel driver, once per
+kernel variant this CPU runs, against onnxruntime's NCHW Conv: dense and depthwise convs over strides, dilations,
+pads (asymmetric, VALID), planes smaller than the window, channel counts that leave a block part-filled, input
+blocks summed in several passes, the fused sum and every activation; the lanes past the channels are zero in
+every output (the layout pass relies on it), bit for bit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kernel_harness import Driver, Refused, run_kernel
+from test_kernels_cube import ort_conv
+
+from ascendsim.compiler.host_layout_kernels import from_blocked, to_blocked
+from ascendsim.compiler.ops.layout import NC1HWC0, NCHW
+
+RNG = np.random.default_rng(23)
+
+# (x NCHW, weight, attributes)
+CONVS = [
+    ((1, 32, 9, 9), (48, 32, 1, 1), {}),                                                   # pointwise
+    ((2, 24, 11, 7), (40, 24, 3, 3), {"pads": [1, 1, 1, 1]}),                              # batch 2, part blocks
+    ((1, 32, 13, 13), (32, 32, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((1, 16, 10, 10), (16, 16, 3, 3), {"pads": [2, 2, 2, 2], "dilations": [2, 2]}),
+    ((1, 16, 9, 8), (24, 16, 3, 3), {"pads": [0, 1, 1, 0]}),                               # asymmetric
+    ((1, 16, 8, 8), (32, 16, 3, 3), {}),                                                   # VALID
+    ((1, 64, 14, 14), (32, 64, 1, 1), {"strides": [2, 2]}),                                # downsample
+    ((1, 512, 4, 4), (20, 512, 1, 1), {}),                                                 # input blocks in passes
+    ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((1, 20, 2, 3), (36, 20, 5, 5), {"pads": [2, 2, 2, 2]}),                               # plane < window
+    ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
+    ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),
+    ((2, 32, 12, 12), (32, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 32}),
+    ((1, 16, 2, 2), (16, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 16}),                   # every pixel a border
+    ((1, 48, 7, 7), (48, 1, 3, 3), {"pads": [0, 1, 2, 1], "dilations": [2, 1], "group": 48}),
+]
+
+
+def _blocked_conv(driver: Driver, tmp_path: Path, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *,
+                  attrs: dict, total: np.ndarray | None = None, flags: int = 0) -> np.ndarray:
+    """The kernel's NC1HWC0 output (its padding lanes included) for NCHW operands."""
+    conv_attrs = {k: v for k, v in attrs.items() if k in ("pads", "strides", "dilations", "group")}
+    out_shape = ort_conv(x, w, b, **conv_attrs).shape
+    blocked_out = (out_shape[0], -(-out_shape[1] // 16), out_shape[2], out_shape[3], 16)
+    inputs = [to_blocked(x), w, b if b is not None else None]
+    if total is not None:
+        inputs.append(to_blocked(total))
+        attrs = {**attrs, "fused_sum": 1}
+    if b is None and total is None:
+        inputs = inputs[:2]
+    return run_kernel(driver, tmp_path, "BlockedConv", inputs, [(np.float32, blocked_out)], attrs=attrs,
+                      domain="ascendsim", constant=(1, 2), flags=flags)[0]
+
+
+def _check(got: np.ndarray, want: np.ndarray, tolerance: float = 1e-4) -> None:
+    channels = want.shape[1]
+    np.testing.assert_allclose(from_blocked(got, channels), want, rtol=tolerance, atol=tolerance)
+    lanes = got.transpose(0, 1, 4, 2, 3).reshape(got.shape[0], -1, *got.shape[2:4])[:, channels:]
+    assert not lanes.any(), "the lanes past the channels must be zero"
+
+
+@pytest.mark.parametrize("case", range(len(CONVS)))
+def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: int) -> None:
+    xs, ws, attrs = CONVS[case]
+    x, w = RNG.standard_normal(xs).astype(np.float32), RNG.standard_normal(ws).astype(np.float32)
+    b = RNG.standard_normal(ws[0]).astype(np.float32)
+    _check(_blocked_conv(driver, tmp_path, x, w, b, attrs=attrs), ort_conv(x, w, b, **attrs))
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize("activation", ["Relu", "Clip", "Sigmoid", "HardSwish", "LeakyRelu", None])
+def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, depthwise: bool,
+                                               activation: str | None) -> None:
+    channels = 24  # a part-filled block: Sigmoid(0) = 0.5 and Clip(1, 3)(0) = 1 must not reach its lanes
+    x = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
+    w = RNG.standard_normal((channels, 1 if depthwise else channels, 3, 3)).astype(np.float32)
+    b = RNG.standard_normal(channels).astype(np.float32)
+    total = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
+    attrs: dict = {"pads": [1, 1, 1, 1], "group": channels if depthwise else 1}
+    y = ort_conv(x, w, b, **attrs).astype(np.float64) + total
+    extra: dict = {}
+    if activation is not None:
+        extra = {"activation": activation}
+        if activation == "Clip":
+            extra.update(activation_alpha=1.0, activation_beta=3.0)
+        ref = {"Relu": lambda v: np.maximum(v, 0), "Clip": lambda v: np.clip(v, 1, 3),
+               "Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "HardSwish": lambda v: v * np.clip(v / 6 + 0.5, 0, 1),
+               "LeakyRelu": lambda v: np.where(v >= 0, v, 0.01 * v)}[activation]
+        y = ref(y)
+    got = _blocked_conv(driver, tmp_path, x, w, b, attrs={**attrs, **extra}, total=total)
+    _check(got, y.astype(np.float32))
+
+
+def test_blocked_conv_rounds_its_inputs_to_fp16_when_the_node_says_so(driver: Driver, tmp_path: Path) -> None:
+    x = RNG.standard_normal((1, 16, 5, 5)).astype(np.float32)
+    w = RNG.standard_normal((16, 16, 3, 3)).astype(np.float16).astype(np.float32)  # (rounded at compile time)
+    want = ort_conv(x.astype(np.float16).astype(np.float32), w, None, pads=[1, 1, 1, 1])
+    got = _blocked_conv(driver, tmp_path, x, w, None, attrs={"pads": [1, 1, 1, 1]}, flags=2)  # ROUND_INPUTS_FP16
+    _check(got, want)
+
+
+REFUSED = {  # x shape, weight shape, attributes, message
+    "grouped": ((1, 2, 4, 4, 16), (32, 16, 3, 3), {"group": 2}, "neither 1 nor depthwise"),
+    "channels": ((1, 3, 4, 4, 16), (16, 16, 1, 1), {}, "does not hold the weight's 16 channels"),
+    "four_d": ((1, 16, 4, 4), (16, 16, 1, 1), {}, "NC1HWC0"),
+}
+
+
+@pytest.mark.parametrize("what", REFUSED)
+def test_blocked_conv_refuses_what_it_does_not_run(driver: Driver, tmp_path: Path, what: str) -> None:
+    x_shape, w_shape, attrs, message = REFUSED[what]
+    x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
+    with pytest.raises(Refused, match=message):
+        run_kernel(driver, tmp_path, "BlockedConv", [x, w], [(np.float32, x_shape)], attrs=attrs,
+                   domain="ascendsim", constant=(1,))
+
+
+@pytest.mark.parametrize("shape", [(1, 24, 5, 7), (2, 5, 3, 3), (1, 32, 1, 1), (1, 16, 56, 56)])
+def test_transdata_float_rows_both_ways(driver: Driver, tmp_path: Path, shape: tuple) -> None:
+    x = RNG.standard_normal(shape).astype(np.float32)
+    blocked = to_blocked(x)
+    attrs = {"src_format": NCHW, "dst_format": NC1HWC0, "channels": shape[1]}
+    got = run_kernel(driver, tmp_path / "in", "TransData", [x], [(np.float32, blocked.shape)], attrs=attrs,
+                     domain="ascendsim")[0]
+    np.testing.assert_array_equal(got, blocked)
+    attrs = {"src_format": NC1HWC0, "dst_format": NCHW, "channels": shape[1]}
+    back = run_kernel(driver, tmp_path / "out", "TransData", [blocked], [(np.float32, shape)], attrs=attrs,
+                      domain="ascendsim")[0]
+    np.testing.assert_array_equal(back, x)
