@@ -62,6 +62,8 @@ class BlockedConvKernel final : public Kernel {
     if (!clamps_) lo_ = -__builtin_inff(), hi_ = __builtin_inff();  // the activation runs after the tiles
     bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
     if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
+    std::vector<float> rounded;
+    weights = rounded_constant(weights, g.m * (g.c / g.group) * taps_, round_, &rounded);
     if (depthwise_) {
       pack_depthwise(weights);
     } else {

@@ -54,10 +54,11 @@ class ConvKernel final : public Kernel {
     // Column block of the general path: ~64 KiB of im2col, a multiple of 16 columns, at least kMinBlock
     // (narrower GEMMs lose more to packing than the cache saves).
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
-    const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    const bool constant_fp32 = weights != nullptr && w_.dtype == ACL_FLOAT && !round_;
-    if (constant_fp32 && WinogradConv::suits(g))
-      winograd_ = std::make_unique<WinogradConv>(g, static_cast<const float*>(weights));
+    const bool constant_fp32 = spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && w_.dtype == ACL_FLOAT;
+    std::vector<float> rounded;  // the weights under ROUND_INPUTS_FP16 (kept below for the depthwise path only)
+    const float* weights = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), w_.numel(), round_, &rounded)
+                                         : nullptr;
+    if (constant_fp32 && WinogradConv::suits(g)) winograd_ = std::make_unique<WinogradConv>(g, weights);
     clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
     // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran
@@ -78,9 +79,10 @@ class ConvKernel final : public Kernel {
     if (!depthwise_ && constant_fp32 && (!winograd_ || time_winograd)) {
       constant_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi)
-        constant_.emplace_back(static_cast<const float*>(weights) + gi * mg_ * kk_, mg_, kk_, kk_, block_);
+        constant_.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, block_);
     }
-    if (time_winograd) keep_faster_of_winograd_and_direct(static_cast<const float*>(weights));
+    if (time_winograd) keep_faster_of_winograd_and_direct(weights);
+    if (depthwise_) rounded_weights_ = std::move(rounded);
   }
 
   std::string path() const override {
@@ -93,7 +95,10 @@ class ConvKernel final : public Kernel {
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* x = float_input(x_, inputs[0], round_, 1);
-    const float* w = float_input(w_, inputs[1], round_, 2);
+    // The weights as the path reads them: Winograd and the constant products hold their own transformed copies.
+    const float* w = winograd_ || !constant_.empty() ? nullptr
+                     : !rounded_weights_.empty()     ? rounded_weights_.data()
+                                                     : float_input(w_, inputs[1], round_, 2);
     const float* bias = has_bias_ ? float_input(b_, inputs[2], false, 4) : nullptr;
     const float* sum = has_sum_ ? float_input(z_, inputs[3], false, 13) : nullptr;
     int64_t total = out_.numel();
@@ -133,7 +138,7 @@ class ConvKernel final : public Kernel {
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const float* image = x + (n * g.c + gi * cg_) * g.h * g.w;
-        const float* wg = w + gi * mg_ * kk_;
+        const float* wg = w != nullptr ? w + gi * mg_ * kk_ : nullptr;  // (null: the constant products)
         const float* bg = bias != nullptr ? bias + gi * mg_ : nullptr;
         const float* zg = sum != nullptr ? sum + (n * g.m + gi * mg_) * spatial_ : nullptr;
         float* dst = out + (n * g.m + gi * mg_) * spatial_;
@@ -225,6 +230,7 @@ class ConvKernel final : public Kernel {
   int64_t cg_ = 0, mg_ = 0, kk_ = 0, spatial_ = 0, block_ = 1;
   bool by_block_ = false;  // the pool runs whole column blocks (else each block's GEMM is split)
   std::vector<ConstantMatrix> constant_;  // per group, when the weights are a float32 constant
+  std::vector<float> rounded_weights_;    // a depthwise conv's constant weights rounded to float16 values
   GemmEpilogue clamp_;                    // the products' Relu/Clip bounds (the bias is per group)
   bool clamps_ = false;                   // the activation is those bounds (else it runs after the product)
   std::unique_ptr<WinogradConv> winograd_;

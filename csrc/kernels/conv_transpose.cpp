@@ -29,12 +29,14 @@ class ConvTransposeKernel final : public Kernel {
       has_bias_ = true;
       b_ = spec.inputs[2];
     }
+    if (spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && w_.dtype == ACL_FLOAT)
+      rounded_constant(static_cast<const float*>(spec.constant_data[1]), w_.numel(), round_, &rounded_w_);
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const Geometry& g = g_;
     const float* x = float_input(x_, inputs[0], round_, 1);
-    const float* w = float_input(w_, inputs[1], round_, 2);
+    const float* w = !rounded_w_.empty() ? rounded_w_.data() : float_input(w_, inputs[1], round_, 2);
     const float* bias = has_bias_ ? float_input(b_, inputs[2], false, 4) : nullptr;
     int64_t total = out_.numel();
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
@@ -82,6 +84,7 @@ class ConvTransposeKernel final : public Kernel {
   Geometry g_;
   Activation act_;
   bool round_ = false, has_bias_ = false;
+  std::vector<float> rounded_w_;  // constant weights rounded to float16 values once (ROUND_INPUTS_FP16)
 };
 
 std::unique_ptr<Kernel> make_conv_transpose(const NodeSpec& spec, std::string* error) {

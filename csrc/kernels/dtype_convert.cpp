@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/simd/row_loops.h"
+
 namespace ascendsim::kernels {
 
-void round_fp16_inplace(float* data, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) data[i] = round_fp16(data[i]);
-}
+void round_fp16_inplace(float* data, int64_t n) { row_loops().round_fp16(data, data, n); }
 
 namespace {
 

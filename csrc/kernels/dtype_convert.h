@@ -49,6 +49,7 @@ static inline int64_t to_int64(double v) {
   return static_cast<int64_t>(v);
 }
 
+// data[i] = round_fp16(data[i]), vectorized (the active variant's row loop).
 void round_fp16_inplace(float* data, int64_t n);
 
 // Converts n elements of `dtype` at element offset `offset` with element stride `stride` (0 broadcasts).

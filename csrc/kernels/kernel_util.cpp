@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kernels/page_memory.h"
+#include "kernels/simd/row_loops.h"
 
 namespace ascendsim::kernels {
 
@@ -182,13 +183,19 @@ float* scratch_floats(int slot, size_t count) {
 
 namespace ascendsim::kernels {
 
+const float* rounded_constant(const float* data, int64_t n, bool round_fp16_values, std::vector<float>* storage) {
+  if (!round_fp16_values || data == nullptr) return data;
+  storage->resize(static_cast<size_t>(n));
+  row_loops().round_fp16(data, storage->data(), n);
+  return storage->data();
+}
+
 const float* float_input(const TensorDesc& desc, const void* data, bool round_fp16_values, int slot) {
   int64_t n = desc.numel();
   if (desc.dtype == ACL_FLOAT && !round_fp16_values) return static_cast<const float*>(data);
   float* buffer = scratch_floats(slot, static_cast<size_t>(n));
   if (desc.dtype == ACL_FLOAT) {
-    const float* src = static_cast<const float*>(data);
-    for (int64_t i = 0; i < n; ++i) buffer[i] = round_fp16(src[i]);
+    row_loops().round_fp16(static_cast<const float*>(data), buffer, n);
   } else {
     load_float(desc.dtype, data, 0, 1, n, buffer);  // float16 values are already representable
   }

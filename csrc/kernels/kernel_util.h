@@ -93,5 +93,10 @@ namespace ascendsim::kernels {
 // Float view of a float input for the cube ops: FLOAT inputs are used in place unless they must be rounded
 // to float16 values (ROUND_INPUTS_FP16); FLOAT16 inputs are widened. Other buffers come from scratch `slot`.
 const float* float_input(const TensorDesc& desc, const void* data, bool round_fp16_values, int slot);
+// A constant float32 operand (a layer's weights) as a kernel multiplies it, fixed at build: under
+// ROUND_INPUTS_FP16 its values rounded to float16 once into `storage` (the compiler rounds a cube op's constant
+// weights already; a kernel built another way may get them unrounded), else `data` itself. Rounding the
+// weights on every run instead cost a copy of them per call and kept the packed and Winograd paths off.
+const float* rounded_constant(const float* data, int64_t n, bool round_fp16_values, std::vector<float>* storage);
 
 }  // namespace ascendsim::kernels

@@ -67,9 +67,10 @@ class MatMulKernel final : public Kernel {
     full_out_ = batch_;
     full_out_.push_back(m_);
     full_out_.push_back(n_);
-    const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
-    if (weights != nullptr && b_.dtype == ACL_FLOAT && !round_ && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
-      const float* w = static_cast<const float*>(weights);
+    const bool constant_fp32 = spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && b_.dtype == ACL_FLOAT;
+    const float* w = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), b_.numel(), round_, &rounded_b_)
+                                   : nullptr;
+    if (w != nullptr && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
       packed_b_ = std::make_unique<PackedColumns>(w, k_, n_, n_);
       const int64_t rows = batches_ * m_;
       ScratchProduct scratch(rows * k_, rows * n_);  // A and C for the timing
@@ -79,6 +80,7 @@ class MatMulKernel final : public Kernel {
           [&] { sgemm(false, false, rows, n_, k_, 1.0f, scratch.in(), k_, w, n_, 0.0f, scratch.out(), n_); });
       if (path == ProductPath::kLibrary) packed_b_.reset();
     }
+    if (packed_b_) rounded_b_ = {};  // the packed copy is all the product reads
     if (packed_b_) {
       float lo = 0, hi = 0;
       packed_epilogue_ = row_bias_ && activation_bounds(act_, &lo, &hi);
@@ -93,7 +95,7 @@ class MatMulKernel final : public Kernel {
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);
-    const float* b = float_input(b_, inputs[1], round_, 2);
+    const float* b = packed_b_ ? nullptr : !rounded_b_.empty() ? rounded_b_.data() : float_input(b_, inputs[1], round_, 2);
     int64_t total = out_.numel();
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
@@ -139,6 +141,7 @@ class MatMulKernel final : public Kernel {
   TensorDesc a_, b_, out_, bias_;
   Activation act_;
   bool round_ = false, has_bias_ = false, row_bias_ = false, fold_ = false;
+  std::vector<float> rounded_b_;  // constant weights rounded to float16 values (ROUND_INPUTS_FP16), unpacked
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
   BroadcastPlan plan_;
@@ -200,11 +203,13 @@ class GemmKernel final : public Kernel {
       has_c_ = true;
       c_ = spec.inputs[2];
     }
+    if (spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && b_.dtype == ACL_FLOAT)
+      rounded_constant(static_cast<const float*>(spec.constant_data[1]), b_.numel(), round_, &rounded_b_);
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);
-    const float* b = float_input(b_, inputs[1], round_, 2);
+    const float* b = !rounded_b_.empty() ? rounded_b_.data() : float_input(b_, inputs[1], round_, 2);
     int64_t total = m_ * n_;
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     float beta = 0.0f;
@@ -231,6 +236,7 @@ class GemmKernel final : public Kernel {
   int64_t m_, n_, k_;
   float alpha_ = 1, beta_ = 1;
   bool ta_ = false, tb_ = false, round_ = false, has_c_ = false;
+  std::vector<float> rounded_b_;  // constant weights rounded to float16 values once (ROUND_INPUTS_FP16)
 };
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {

@@ -53,7 +53,7 @@ def test_depthwise_squeeze_excitation_pooling_and_concat_stay_in_nc1hwc0() -> No
     pooled = b.node("GlobalAveragePool", [y])
     gate = b.node("Sigmoid", [b.conv(b.node("Relu", [b.conv(pooled, 48, 12, 1)]), 12, 48, 1)])
     y = b.node("Mul", [y, gate])
-    both = b.node("Concat", [y, b.conv(y, 48, 40, 3)], axis=1)
+    both = b.node("Concat", [y, b.conv(y, 48, 40, 1)], axis=1)
     out = b.node("GlobalMaxPool", [both])
     done = optimize(b.model([out]), *LAYOUT)
     assert done.after == {"TransData": 2, "BlockedConv": 5, "Clip": 1, "Relu": 2, "ReduceMean": 1, "Sigmoid": 1,
@@ -67,7 +67,7 @@ def test_an_op_that_would_dirty_the_padding_lanes_stays_in_nchw() -> None:
     for channels, moved in ((24, False), (32, True)):
         b = ModelBuilder(seed=3)
         x = b.conv(b.input("image", [1, 16, 8, 8]), 16, 16, 3, group=16)
-        y = b.node("Sigmoid", [b.node("Add", [b.conv(x, 16, channels, 3), b.const(np.array(0.5, np.float32))])])
+        y = b.node("Sigmoid", [b.node("Add", [b.conv(x, 16, channels, 1), b.const(np.array(0.5, np.float32))])])
         done = optimize(b.model([b.conv(y, channels, 16, 1)]), *LAYOUT)
         sigmoid = next(n for n in done.graph.nodes if n.op_type == "Sigmoid")
         assert (sigmoid.outputs[0].format == "NC1HWC0") == moved, channels
@@ -77,7 +77,7 @@ def test_an_op_that_would_dirty_the_padding_lanes_stays_in_nchw() -> None:
 def test_batch_normalization_before_a_conv_becomes_a_per_channel_mul_and_add() -> None:
     b = ModelBuilder(seed=4)
     x = b.conv(b.input("image", [1, 16, 8, 8]), 16, 16, 3, group=16)
-    y = b.conv(x, 16, 32, 3)
+    y = b.conv(x, 16, 32, 1)
     y = b.conv(b.node("Relu", [b.batch_norm(b.node("Concat", [y, x], axis=1), 48)]), 48, 16, 1)
     done = optimize(b.model([y]), *LAYOUT)
     assert "BatchNormalization" not in done.after and done.after["Mul"] == 1 and done.after["Add"] == 1
@@ -91,6 +91,19 @@ def test_a_region_without_a_depthwise_conv_stays_in_nchw() -> None:
     y = b.node("Relu", [b.conv(y, 32, 32, 3)])
     done = optimize(b.model([b.conv(y, 32, 64, 1)]), *LAYOUT)
     assert "BlockedConv" not in done.after and "TransData" not in done.after
+
+
+def test_strided_convs_move_and_a_winograd_conv_after_them_stays_in_nchw() -> None:
+    """Stride-2 dense convs run faster blocked; a 3x3 stride-1 conv keeps NCHW's Winograd, and the lone 1x1 conv
+    after it (no conv there that wins) stays with it."""
+    b = ModelBuilder(seed=8)
+    y = b.node("Relu", [b.conv(b.input("image", [1, 16, 20, 20]), 16, 32, 3, stride=2)])
+    y = b.node("Relu", [b.conv(y, 32, 32, 3, stride=2)])
+    y = b.conv(b.node("Relu", [b.conv(y, 32, 32, 3)]), 32, 48, 1)
+    done = optimize(b.model([b.node("GlobalAveragePool", [y])]), *LAYOUT)
+    assert done.after["BlockedConv"] == 2 and done.after["Conv"] == 2 and done.after["TransData"] == 2
+    assert all(n.inputs[0].format != "NC1HWC0" for n in done.graph.nodes if n.op_type == "Conv")
+    done.assert_equivalent()
 
 
 def test_a_lone_depthwise_conv_between_grouped_convs_stays_in_nchw() -> None:

@@ -16,14 +16,14 @@ from onnx import TensorProto, helper
 RNG = np.random.default_rng(11)
 
 
-def ort_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, **attrs) -> np.ndarray:
+def ort_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, op: str = "Conv", **attrs) -> np.ndarray:
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)]
     inits = [onnx.numpy_helper.from_array(w, "w")]
     names = ["x", "w"]
     if b is not None:
         inits.append(onnx.numpy_helper.from_array(b, "b"))
         names.append("b")
-    node = helper.make_node("Conv", names, ["y"], **attrs)
+    node = helper.make_node(op, names, ["y"], **attrs)
     graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -125,6 +125,41 @@ def test_conv_fp16(driver: Driver, tmp_path: Path) -> None:
     want = ort_conv(x.astype(np.float32), w.astype(np.float32), None)
     got = run_kernel(driver, tmp_path, "Conv", [x, w], [(np.float16, want.shape)])[0]
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=3e-3, atol=3e-2)
+
+
+def half(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float16).astype(np.float32)
+
+
+@pytest.mark.parametrize("case", ["winograd", "pointwise", "strided", "depthwise", "matmul", "gemm", "transpose"])
+def test_rounding_inputs_to_fp16_with_constant_weights(driver: Driver, tmp_path: Path, case: str) -> None:
+    """ROUND_INPUTS_FP16 (flags 2) with constant fp32 weights that were not rounded: the kernel rounds them once
+    at build and keeps its fast paths (Winograd, packed products), matching the product of rounded operands."""
+    x = RNG.standard_normal((1, 32, 10, 10)).astype(np.float32)
+    attrs: dict = {}
+    if case in ("matmul", "gemm"):
+        a, w = RNG.standard_normal((12, 40)).astype(np.float32), RNG.standard_normal((40, 24)).astype(np.float32)
+        want = half(a) @ half(w)
+        got = run_kernel(driver, tmp_path, "Gemm" if case == "gemm" else "MatMul", [a, w],
+                         [(np.float32, want.shape)], flags=2, constant=(1,))[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        return
+    if case == "transpose":
+        w = RNG.standard_normal((32, 8, 3, 3)).astype(np.float32)
+        want = ort_conv(half(x), half(w), None, op="ConvTranspose", strides=[2, 2])
+        got = run_kernel(driver, tmp_path, "ConvTranspose", [x, w], [(np.float32, want.shape)],
+                         attrs={"strides": [2, 2]}, flags=2, constant=(1,))[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        return
+    shape = {"winograd": (32, 32, 3, 3), "pointwise": (48, 32, 1, 1), "strided": (16, 32, 3, 3),
+             "depthwise": (32, 1, 3, 3)}[case]
+    w = RNG.standard_normal(shape).astype(np.float32)
+    attrs = {"pads": [1, 1, 1, 1]} if shape[2] == 3 else {}
+    attrs.update({"strides": [2, 2]} if case == "strided" else {}, **({"group": 32} if case == "depthwise" else {}))
+    want = ort_conv(half(x), half(w), None, **attrs)
+    got = run_kernel(driver, tmp_path, "Conv", [x, w], [(np.float32, want.shape)], attrs=attrs, flags=2,
+                     constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_refusals(driver: Driver, tmp_path: Path) -> None:

@@ -228,6 +228,23 @@ def test_per_channel_operands_of_a_blocked_tensor(driver: Driver, tmp_path: Path
     np.testing.assert_array_equal(run(driver, tmp_path / "int", "Add", [i, j], np.int64, i.shape), i + j)
 
 
+def test_cast_to_float16_inside_a_program_rounds_as_numpy(driver: Driver, tmp_path: Path) -> None:
+    """A float32 -> FLOAT16 Cast read back as float32 (also how ROUND_*_FP16 round): the vectorized rounding
+    (row_loops round_fp16) against numpy at the edges: ties to even, subnormals, the overflow bound 65520,
+    signed zeros, inf and NaN."""
+    special = np.array([0.0, -0.0, 1.0, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 65504.0, 65519.99, 65520.0, 1e6,
+                        -65520.0, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -25, 2.0 ** -26, 6.1e-5, -3e-6,
+                        np.inf, -np.inf, np.nan], np.float32)
+    x = np.concatenate([special, RNG.standard_normal(1001).astype(np.float32) * np.float32(10.0) ** RNG.integers(-8, 5, 1001)])
+    x = x.astype(np.float32)
+    got = run(driver, tmp_path, "FusedElementwise", [x], np.float32, x.shape, domain="ascendsim",
+              attrs={"program": [{"op": "Cast", "inputs": [0], "attrs": {"to": 1}},  # ACL_FLOAT16
+                                 {"op": "Identity", "inputs": [1], "attrs": {}}]})
+    with np.errstate(over="ignore"):  # (numpy warns on the values that round to inf, as they should)
+        want = x.astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_fused_mixed_kinds(driver: Driver, tmp_path: Path) -> None:
     """Greater -> Where -> Cast: bool and int64 slots inside one program."""
     x = RNG.standard_normal((4, 50)).astype(np.float32)

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "kernels/dtype_convert.h"
+#include "kernels/simd/row_loops.h"
 
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
@@ -53,7 +54,7 @@ void exec_step(const Step& s, int64_t n, void* const* slot, void* out) {
       const float* x = F(0);
       if (s.kind == kF) {
         if (s.to == ACL_FLOAT16) {
-          for (int64_t i = 0; i < n; ++i) fo[i] = round_fp16(x[i]);
+          row_loops().round_fp16(x, fo, n);
         } else {
           __builtin_memmove(fo, x, sizeof(float) * static_cast<unsigned long>(n));
         }

@@ -23,6 +23,8 @@ struct RowLoops {
   void (*add)(float* row, const float* bias, int64_t n);
   // row[c] = src[c * stride] for c in [0, n).
   void (*gather)(const float* src, int64_t stride, float* row, int64_t n);
+  // y[i] = x[i] rounded to the nearest float16 value (dtype_convert.h's round_fp16); x may equal y.
+  void (*round_fp16)(const float* x, float* y, int64_t n);
 };
 
 const RowLoops& row_loops();

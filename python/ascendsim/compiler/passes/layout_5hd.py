@@ -62,23 +62,34 @@ def nc1hwc0_layout(graph: Graph, stats: PassStats) -> bool:
 
 
 def conv_kind(node: Node) -> str | None:
-    """"dense" or "depthwise" for a Conv the blocked kernel takes (float32 2-D, constant weights and bias,
-    explicit or VALID padding, group 1 or depthwise), else None."""
-    if node.op_type != "Conv" or node.domain != "" or len(node.outputs) != 1:
+    """The class of a Conv the blocked kernel takes (_takes), for layout_5hd_regions.py: "depthwise";
+    "strided" (dense, stride above 1); "winograd" (dense 3x3 stride 1 with 16 channels or more each side: the
+    NCHW kernel's Winograd path, csrc/kernels/winograd.cpp, which it stays on); "dense" for the rest."""
+    if not _takes(node):
         return None
+    x, w = node.inputs[0], node.inputs[1]
+    channels, group = x.shape[1], node.attr("group", 1)  # type: ignore[union-attr,index]
+    m, kh, kw = w.shape[0], w.shape[2], w.shape[3]  # type: ignore[union-attr,index]
+    if group != 1:
+        return "depthwise" if group == channels == m and kh * kw <= MAX_DEPTHWISE_TAPS else None  # type: ignore[operator]
+    if any(s > 1 for s in node.attr("strides", [1, 1])):  # type: ignore[union-attr]
+        return "strided"
+    if (kh, kw) == (3, 3) and all(d == 1 for d in node.attr("dilations", [1, 1])) and min(channels, m) >= C0:  # type: ignore[union-attr,type-var]
+        return "winograd"
+    return "dense"
+
+
+def _takes(node: Node) -> bool:
+    """A float32 2-D Conv with constant weights and bias, explicit or VALID padding, and a fused sum (if any)
+    of its output's shape."""
+    if node.op_type != "Conv" or node.domain != "" or len(node.outputs) != 1:
+        return False
     x, w, bias, total = node.input(0), node.input(1), node.input(2), node.input(3)
     if x is None or w is None or x.dtype != DType.FLOAT or len(x.shape or ()) != 4 or not w.is_constant or \
             w.dtype != DType.FLOAT or (bias is not None and not bias.is_constant) or \
             node.attr("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
-        return None
-    if total is not None and (total.is_constant or total.shape != node.outputs[0].shape):
-        return None
-    channels, group = x.shape[1], node.attr("group", 1)  # type: ignore[index]
-    if group == 1:
-        return "dense"
-    if group == channels == w.shape[0] and w.shape[2] * w.shape[3] <= MAX_DEPTHWISE_TAPS:  # type: ignore[index,operator]
-        return "depthwise"
-    return None
+        return False
+    return total is None or (not total.is_constant and total.shape == node.outputs[0].shape)
 
 
 def _carries(node: Node) -> bool:

@@ -2,13 +2,16 @@
 
 A region is a connected group of nodes that could run on NC1HWC0 twins (the convs the blocked kernel takes,
 and the channel-wise nodes between them), joined through the values they pass each other. Its cost is one
-TransData per value crossing its border; its gain is the blocked kernels' speed over the NCHW ones, which
-was measured per conv class (the `kernels` and model rows of `ascendsim bench`, Zen 3 AVX2 and AVX-512): a
-depthwise conv runs much faster blocked (a pixel's 16 channels are one vector), and the 1x1 convs around it
-level or better; a dense 3x3 stride-1 conv is slower blocked than NCHW Winograd. So a region moves when it
-holds a depthwise conv and at least as many convs as border crossings: MobileNet and EfficientNet blocks do;
-ResNet and DenseNet (no depthwise), and ShuffleNet's lone depthwise convs between grouped ones (two
-TransData for one conv), stay NCHW.
+TransData per value crossing its border; its gain is the blocked kernels' speed over the NCHW ones, measured
+per conv class in networks (Zen 3 AVX2, 1 thread, blocked against NCHW; docs/kernels.md): depthwise convs
+faster, strided dense convs much faster (3x3 stride 2: 3.2 against 4.0 ms in ResNet-50, 0.37 against 0.67 ms
+in the default model), 1x1 convs level, dense 3x3 stride-1 convs slower than NCHW Winograd (2.55 against
+1.9-2.35 ms at ResNet-50's 14x14). So Winograd's convs are never candidates (they split regions), and a
+region moves when it holds at least one conv that wins (depthwise or strided, on 16 channels or more: fewer
+would be padded to a block) per two border crossings, and no fewer convs than crossings. MobileNet and
+EfficientNet blocks and the default model's strided convs do. ResNet-50 does not (6 winning convs in a region
+of 27 crossings: measured level with NCHW, 93.9 against 91.9 ms at 1 thread, 59.3 against 62.5 at 2), nor
+ShuffleNet's lone depthwise convs between grouped ones (two TransData for one conv).
 """
 
 from __future__ import annotations
@@ -17,24 +20,29 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..ir import Graph, Node
+from ..ops.layout import C0
 from .rewrite import is_graph_output
+
+WINNING = ("depthwise", "strided")  # conv classes faster blocked (layout_5hd.conv_kind)
+STAYS_NCHW = "winograd"
 
 
 @dataclass
 class _Region:
     convs: int = 0
-    depthwise: int = 0
+    wins: int = 0
     crossings: set[int] = field(default_factory=set)  # ids of the values a TransData would convert
 
     def pays(self) -> bool:
-        return self.depthwise > 0 and self.convs >= len(self.crossings)
+        return self.wins > 0 and 2 * self.wins >= len(self.crossings) and self.convs >= len(self.crossings)
 
 
 def profitable_convs(graph: Graph, conv_kind: Callable[[Node], str | None],
                      carries: Callable[[Node], bool]) -> set[int]:
-    """Ids of the convs in regions that pay. conv_kind(node) is "dense" / "depthwise" for a conv the blocked
-    kernel takes, else None; carries(node) says whether a non-conv node can run on the twins."""
-    members = {id(n): n for n in graph.nodes if conv_kind(n) is not None or carries(n)}
+    """Ids of the convs in regions that pay. conv_kind(node) is layout_5hd.conv_kind; carries(node) says
+    whether a non-conv node can run on the twins."""
+    kinds = {id(n): conv_kind(n) for n in graph.nodes}
+    members = {id(n): n for n in graph.nodes if kinds[id(n)] not in (None, STAYS_NCHW) or carries(n)}
     parent = {key: key for key in members}
 
     def root(key: int) -> int:
@@ -50,13 +58,14 @@ def profitable_convs(graph: Graph, conv_kind: Callable[[Node], str | None],
     regions: dict[int, _Region] = {}
     for key, node in members.items():
         region = regions.setdefault(root(key), _Region())
-        kind = conv_kind(node)
+        kind = kinds[key]
         region.convs += kind is not None
-        region.depthwise += kind == "depthwise"
+        x = node.inputs[0] if node.inputs else None
+        region.wins += kind in WINNING and x is not None and (x.shape or (0, 0))[1] >= C0
         for value in node.inputs:
             if value is not None and not value.is_constant and (value.producer is None or id(value.producer) not in members):
                 region.crossings.add(id(value))
         for value in node.outputs:
             if is_graph_output(graph, value) or any(id(c) not in members for c in value.consumers):
                 region.crossings.add(id(value))
-    return {key for key, node in members.items() if conv_kind(node) is not None and regions[root(key)].pays()}
+    return {key for key in members if kinds[key] is not None and regions[root(key)].pays()}
