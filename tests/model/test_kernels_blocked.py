@@ -117,15 +117,17 @@ def test_blocked_conv_refuses_what_it_does_not_run(driver: Driver, tmp_path: Pat
                    domain="ascendsim", constant=(1,))
 
 
-@pytest.mark.parametrize("shape", [(1, 24, 5, 7), (2, 5, 3, 3), (1, 32, 1, 1), (1, 16, 56, 56)])
+@pytest.mark.parametrize("shape", [(1, 24, 5, 7), (2, 5, 3, 3), (1, 32, 1, 1), (1, 16, 56, 56), (1, 21, 3, 37)])
 def test_transdata_float_rows_both_ways(driver: Driver, tmp_path: Path, shape: tuple) -> None:
+    """Rows moved as bits (a NaN's payload too), in register blocks and their tails (37 = 2 x 16 + 5 columns)."""
     x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::7] = np.array([0x7FA00001], np.uint32).view(np.float32)[0]  # a signalling NaN's bits
     blocked = to_blocked(x)
     attrs = {"src_format": NCHW, "dst_format": NC1HWC0, "channels": shape[1]}
     got = run_kernel(driver, tmp_path / "in", "TransData", [x], [(np.float32, blocked.shape)], attrs=attrs,
                      domain="ascendsim")[0]
-    np.testing.assert_array_equal(got, blocked)
+    np.testing.assert_array_equal(got.view(np.uint32), blocked.view(np.uint32))
     attrs = {"src_format": NC1HWC0, "dst_format": NCHW, "channels": shape[1]}
     back = run_kernel(driver, tmp_path / "out", "TransData", [blocked], [(np.float32, shape)], attrs=attrs,
                       domain="ascendsim")[0]
-    np.testing.assert_array_equal(back, x)
+    np.testing.assert_array_equal(back.view(np.uint32), x.view(np.uint32))
