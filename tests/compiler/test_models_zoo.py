@@ -14,6 +14,7 @@ import onnx
 import pytest
 from test_pass_helpers import optimize
 
+from ascendsim import cpu
 from ascendsim.compiler.build import compile
 from ascendsim.compiler.memory import check_plan
 from ascendsim.models import (
@@ -203,8 +204,10 @@ def test_efficientnet_b0_full_size(tmp_path: Path) -> None:
     result = compile(model, tmp_path / "efficientnet_b0")
     check_plan(result.graph, result.streams, result.memory)
     built = result.graph.count_ops()
-    # Every conv but the 3-channel stem runs in NC1HWC0 (passes/layout_5hd.py), between two TransData.
-    assert built["Conv"] == 1 and built["BlockedConv"] == 80 and built["TransData"] == 2
+    if cpu.kernel_variant() == "baseline":  # (passes/layout_5hd.py keeps NCHW there)
+        assert built["Conv"] == 81
+    else:  # every conv but the 3-channel stem in NC1HWC0, between two TransData
+        assert built["Conv"] == 1 and built["BlockedConv"] == 80 and built["TransData"] == 2
     assert "BatchNormalization" not in built
 
 

@@ -115,6 +115,16 @@ def test_a_lone_depthwise_conv_between_grouped_convs_stays_in_nchw() -> None:
     assert "BlockedConv" not in done.after and "TransData" not in done.after
 
 
+def test_nothing_moves_where_the_kernel_variant_is_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SSE2's blocked tiles are slower than its NCHW paths: a baseline machine compiles NCHW."""
+    from ascendsim import cpu
+
+    monkeypatch.setattr(cpu, "kernel_variant", lambda: "baseline")
+    b, out = _chain()
+    done = optimize(b.model([out]), *LAYOUT)
+    assert "BlockedConv" not in done.after and "TransData" not in done.after
+
+
 @pytest.mark.parametrize("case", ["runtime_weights", "grouped", "three_channels", "dynamic"])
 def test_what_the_pass_leaves_alone(case: str) -> None:
     b = ModelBuilder(seed=5)
