@@ -103,7 +103,8 @@ def _takes(node: Node) -> bool:
 
 
 def _carries(node: Node) -> bool:
-    """Whether a non-conv node may run on the twins (the walk decides for good, by its inputs' twins)."""
+    """Whether a non-conv node may run on the twins (the op and its output; the walk's handlers decide the rest,
+    by its inputs' twins)."""
     if node.domain != "" or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
@@ -123,10 +124,10 @@ class _Layout:
     # ---- the walk --------------------------------------------------------------------------------------
 
     def visit(self, node: Node) -> None:
-        if node.domain != "" or len(node.outputs) != 1:
-            return
-        if node.op_type == "Conv":
+        if id(node) in self.convs:
             self._conv(node)
+        elif not _carries(node):
+            return
         elif node.op_type in GLOBAL_POOLS:
             self._global_pool(node)
         elif node.op_type == "Concat":
@@ -137,8 +138,8 @@ class _Layout:
             self._elementwise(node)
 
     def _conv(self, node: Node) -> None:
-        x, w, bias, total = node.input(0), node.input(1), node.input(2), node.input(3)
-        if id(node) not in self.convs or x is None or (id(x) not in self.twins and x.shape[1] < C0):  # type: ignore[index]
+        x, w, bias, total = node.inputs[0], node.input(1), node.input(2), node.input(3)
+        if id(x) not in self.twins and x.shape[1] < C0:  # type: ignore[index]
             return
         inputs = [self._twin(x, node), w, bias]
         if total is not None:
@@ -175,8 +176,7 @@ class _Layout:
 
     def _concat(self, node: Node) -> None:
         values = node.inputs
-        if node.attr("axis") not in (1, -3) or not values or any(v is None or v.is_constant for v in values) or \
-                not any(id(v) in self.twins for v in values):
+        if not values or any(v is None or v.is_constant for v in values) or not any(id(v) in self.twins for v in values):
             return
         if any(v.shape[1] % C0 for v in values[:-1]):  # type: ignore[union-attr,index]
             return
@@ -184,8 +184,6 @@ class _Layout:
 
     def _elementwise(self, node: Node) -> None:
         out = node.outputs[0]
-        if out.dtype != DType.FLOAT or len(out.shape or ()) != 4:
-            return
         n, channels = out.shape[0], out.shape[1]  # type: ignore[index]
         inputs: list[Value | None] = []
         for value in node.inputs:
