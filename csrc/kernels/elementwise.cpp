@@ -277,7 +277,7 @@ class ElementwiseKernel final : public Kernel {
     } else {
       load_int(op.dtype, data, offset, 1, op.period, static_cast<int64_t*>(tile));
     }
-    const size_t bytes = static_cast<size_t>(op.period) * 8 / (kind_of(op.dtype) == kF ? 2 : 1);
+    const size_t bytes = static_cast<size_t>(op.period) * (kind_of(op.dtype) == kF ? sizeof(float) : sizeof(int64_t));
     for (size_t have = bytes; have < kBlock * bytes / static_cast<size_t>(op.period); have *= 2)
       std::memcpy(static_cast<char*>(tile) + have, tile, have);
   }
