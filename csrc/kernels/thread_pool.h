@@ -21,6 +21,10 @@ struct ChunkFn {
   void (*call)(void* object, int64_t begin, int64_t end);
 };
 
+// The chunk run_parallel claims at a time: at least `grain` items, few claims, and an even share per thread
+// when the items cost the same (exposed for its test).
+int64_t chunk_size(int64_t n, int64_t grain, int threads);
+
 namespace detail {
 // Splits [0, n) over the pool (n > grain >= 1, more than one thread).
 void run_parallel(int64_t n, int64_t grain, ChunkFn fn);
