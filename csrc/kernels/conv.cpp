@@ -8,6 +8,7 @@
 // plane the image, again on every call), or OpenBLAS; the weights then take twice their memory. Weights
 // given at run time go to OpenBLAS. 3x3 stride-1 convs with constant float32 weights run as Winograd
 // F(2x2, 3x3) (winograd.h), or, where timing both at build finds it faster (small planes), on the general path;
+// convs of at most 4 input channels (stems) run direct (stem_conv.h), or where timing finds it faster, general;
 // depthwise convs (group == C == M) take their own direct path (depthwise.h). Float16 storage is widened to float32; ROUND_INPUTS_FP16 rounds inputs to float16 values.
 #include <algorithm>
 
@@ -16,6 +17,7 @@
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/product_path.h"
+#include "kernels/stem_conv.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 #include "kernels/winograd.h"
@@ -31,7 +33,7 @@ constexpr int64_t kMinSplitBlock = 64;              // narrowest block when bloc
 constexpr int64_t kPackedColumns = 100;             // largest output plane (10x10) split by weight panels
 constexpr int64_t kMinIm2colFloats = 16384;         // im2col per pool chunk when rows are shared out
 constexpr int64_t kMinSumFloats = 32768;            // fused-sum pass per pool chunk
-constexpr int64_t kTimedConv = int64_t{1} << 21;    // multiply-adds of the direct product: Winograd timed against it
+constexpr int64_t kTimedConv = int64_t{1} << 21;    // multiply-adds of the direct product: Winograd / stem timed against it
 
 class ConvKernel final : public Kernel {
  public:
@@ -59,6 +61,7 @@ class ConvKernel final : public Kernel {
     const float* weights = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), w_.numel(), round_, &rounded)
                                          : nullptr;
     if (constant_fp32 && WinogradConv::suits(g)) winograd_ = std::make_unique<WinogradConv>(g, weights);
+    if (constant_fp32 && direct_convs_allowed() && StemConv::suits(g)) stem_ = std::make_unique<StemConv>(g, weights);
     clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
     // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran
@@ -75,18 +78,20 @@ class ConvKernel final : public Kernel {
       block_ = (spatial_ + blocks - 1) / blocks;
       by_block_ = true;
     }
-    const bool time_winograd = winograd_ && timing_candidates() && g.n * g.m * spatial_ * kk_ >= kTimedConv;
-    if (!depthwise_ && constant_fp32 && (!winograd_ || time_winograd)) {
+    const bool direct = winograd_ || stem_;
+    const bool time_direct = direct && timing_candidates() && g.n * g.m * spatial_ * kk_ >= kTimedConv;
+    if (!depthwise_ && constant_fp32 && (!direct || time_direct)) {
       constant_.reserve(static_cast<size_t>(g.group));
       for (int64_t gi = 0; gi < g.group; ++gi)
         constant_.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, block_);
     }
-    if (time_winograd) keep_faster_of_winograd_and_direct(weights);
+    if (time_direct) keep_faster_of_direct_and_general(weights);
     if (depthwise_) rounded_weights_ = std::move(rounded);
   }
 
   std::string path() const override {
     if (winograd_) return "Winograd F(2x2, 3x3), products on " + product_path_name(winograd_->product_path());
+    if (stem_) return "direct (few input channels)";
     if (depthwise_) return depthwise_path(g_);
     const std::string product = constant_.empty() ? product_path_name(ProductPath::kLibrary)
                                                   : product_path_name(constant_.front().path());
@@ -96,7 +101,7 @@ class ConvKernel final : public Kernel {
   void run(const void* const* inputs, void* const* outputs) override {
     const float* x = float_input(x_, inputs[0], round_, 1);
     // The weights as the path reads them: Winograd and the constant products hold their own transformed copies.
-    const float* w = winograd_ || !constant_.empty() ? nullptr
+    const float* w = winograd_ || stem_ || !constant_.empty() ? nullptr
                      : !rounded_weights_.empty()     ? rounded_weights_.data()
                                                      : float_input(w_, inputs[1], round_, 2);
     const float* bias = has_bias_ ? float_input(b_, inputs[2], false, 4) : nullptr;
@@ -104,17 +109,19 @@ class ConvKernel final : public Kernel {
     int64_t total = out_.numel();
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
     if (total > 0) {
-      // The Winograd and depthwise paths take no sum: they run without the activation, then sum and
+      // The Winograd, stem and depthwise paths take no sum: they run without the activation, then sum and
       // activation follow in one pass (the memory plan never puts a Conv's output on one of its inputs).
       const Activation none;
       if (winograd_) {
         winograd_->run(x, bias, sum != nullptr ? none : act_, out);
+      } else if (stem_) {
+        stem_->run(x, bias, sum != nullptr ? none : act_, out);
       } else if (depthwise_) {
         depthwise_conv(g_, x, w, bias, sum != nullptr ? none : act_, out);
       } else {
         general(x, w, bias, sum, out);
       }
-      if (sum != nullptr && (winograd_ || depthwise_))
+      if (sum != nullptr && (winograd_ || stem_ || depthwise_))
         parallel_for(total, kMinSumFloats, [&](int64_t i0, int64_t i1) {
           for (int64_t i = i0; i < i1; ++i) out[i] += sum[i];
           apply_activation(act_, out + i0, i1 - i0);
@@ -205,21 +212,30 @@ class ConvKernel final : public Kernel {
 
   // Winograd multiplies 2.25x less than the direct product, but on small planes its 4x4 tiles pad the output
   // (a 7x7 plane computes 8x8) and its 16 products are narrow (16 tiles for 7x7): there the im2col product on
-  // the same register tiles measured 5-20% faster (Zen 5). So a large enough conv times both once per process
-  // and shape (product_path.h) and keeps the faster; the other's data is dropped.
-  void keep_faster_of_winograd_and_direct(const float* weights) {
+  // the same register tiles measured 5-20% faster (Zen 5). The stem path has no product for OpenBLAS to win.
+  // So a large enough conv times its direct path and the general one once per process and shape
+  // (product_path.h) and keeps the faster; the other's data is dropped.
+  void keep_faster_of_direct_and_general(const float* weights) {
     const ConvGeometry& g = g_;
     ScratchProduct scratch(g.n * g.c * g.h * g.w, g.n * g.m * spatial_);
     const std::string what = "conv " + std::to_string(g.c) + " -> " + std::to_string(g.m) + " " + std::to_string(g.kh) + "x" +
-                             std::to_string(g.kw) + " on " + std::to_string(g.n) + "x" + std::to_string(g.h) + "x" +
-                             std::to_string(g.w);
-    const bool winograd = first_is_faster(
-        what, "Winograd", [&] { winograd_->run(scratch.in(), nullptr, act_, scratch.out()); }, "im2col",
-        [&] { general(scratch.in(), weights, nullptr, nullptr, scratch.out()); });
-    if (winograd) {
+                             std::to_string(g.kw) + " stride " + std::to_string(g.sh) + "x" + std::to_string(g.sw) + " on " +
+                             std::to_string(g.n) + "x" + std::to_string(g.h) + "x" + std::to_string(g.w);
+    const bool direct = first_is_faster(
+        what, winograd_ ? "Winograd" : "direct",
+        [&] {
+          if (winograd_) {
+            winograd_->run(scratch.in(), nullptr, act_, scratch.out());
+          } else {
+            stem_->run(scratch.in(), nullptr, act_, scratch.out());
+          }
+        },
+        "im2col", [&] { general(scratch.in(), weights, nullptr, nullptr, scratch.out()); });
+    if (direct) {
       constant_.clear();
     } else {
       winograd_.reset();
+      stem_.reset();
     }
   }
 
@@ -234,6 +250,7 @@ class ConvKernel final : public Kernel {
   GemmEpilogue clamp_;                    // the products' Relu/Clip bounds (the bias is per group)
   bool clamps_ = false;                   // the activation is those bounds (else it runs after the product)
   std::unique_ptr<WinogradConv> winograd_;
+  std::unique_ptr<StemConv> stem_;
 };
 
 std::unique_ptr<Kernel> make_conv(const NodeSpec& spec, std::string* error) {

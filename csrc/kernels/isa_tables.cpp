@@ -7,6 +7,7 @@
 #include "kernels/simd/gemm_tiles.h"
 #include "kernels/simd/pool_rows.h"
 #include "kernels/simd/row_loops.h"
+#include "kernels/simd/stem_rows.h"
 #include "kernels/simd/winograd_tiles.h"
 
 namespace ascendsim::kernels {
@@ -18,6 +19,7 @@ ASCENDSIM_ISA_TABLE_ACCESSOR(ElementwiseLoops, elementwise_loops)
 ASCENDSIM_ISA_TABLE_ACCESSOR(GemmTiles, gemm_tiles)
 ASCENDSIM_ISA_TABLE_ACCESSOR(PoolRows, pool_rows)
 ASCENDSIM_ISA_TABLE_ACCESSOR(RowLoops, row_loops)
+ASCENDSIM_ISA_TABLE_ACCESSOR(StemRows, stem_rows)
 ASCENDSIM_ISA_TABLE_ACCESSOR(WinogradTiles, winograd_tiles)
 
 }  // namespace ascendsim::kernels

@@ -47,6 +47,7 @@ std::map<std::string, bool> choices;
 }  // namespace
 
 bool timing_candidates() { return mode() == Mode::kAuto; }
+bool direct_convs_allowed() { return mode() != Mode::kLibrary; }
 
 bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
                      const char* second_name, const std::function<void()>& second, double margin) {

@@ -163,15 +163,28 @@ def test_model_kernels_refuses_an_unknown_model() -> None:
     assert "ascendsimGetModelKernels: model id 987654 is not loaded" in aclGetRecentErrMsg()
 
 
-def test_auto_times_winograd_against_the_direct_product_and_both_match(tmp_path: Path) -> None:
-    """A 3x3 stride-1 conv of at least 2M multiply-adds is built both ways and timed once (docs/kernels.md):
-    the log names both times and the choice, the node's path is the chosen one, and the output matches
-    onnxruntime whichever won (and under packed, which keeps Winograd untimed)."""
+# (conv_case arguments, the timed line's start, the direct path's name): a 3x3 stride-1 conv's Winograd and a
+# 3-channel stem's direct loop, each against im2col.
+DIRECT_PATHS = [
+    ({"c": 96, "m": 96, "hw": 7, "k": 3}, "conv 96 -> 96 3x3 stride 1x1 on 1x7x7: Winograd ", "Winograd"),  # 4.1 M
+    ({"c": 3, "m": 32, "hw": 112, "k": 3, "stride": 2}, "conv 3 -> 32 3x3 stride 2x2 on 1x112x112: direct ",
+     "direct"),  # 2.7 M multiply-adds
+]
+
+
+@pytest.mark.parametrize(("shape", "timed_line", "direct"), DIRECT_PATHS)
+def test_auto_times_the_direct_conv_against_im2col_and_both_match(tmp_path: Path, shape: dict[str, int],
+                                                                  timed_line: str, direct: str) -> None:
+    """A conv with a direct path (Winograd for 3x3 stride 1, the stem loop for at most 4 input channels) of at
+    least 2M multiply-adds is built both ways and timed once (docs/kernels.md): the log names both times and the
+    choice, the node's path is the chosen one, and the output matches onnxruntime whichever won; under packed the
+    direct path runs untimed, under openblas a stem runs im2col on OpenBLAS."""
     from ascendsim.bench.kernels import conv_case
 
-    model = conv_case("c", "", c=96, m=96, hw=7, k=3).build()  # 4.1 M multiply-adds
+    model = conv_case("c", "", **shape).build()
     compile_model(model, tmp_path, "conv")
-    x = np.random.default_rng(5).standard_normal((1, 96, 7, 7)).astype(np.float32)
+    x_shape = (1, shape["c"], shape["hw"], shape["hw"])
+    x = np.random.default_rng(5).standard_normal(x_shape).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     want = reference(model, {"x": x})[0]
     run = f"""
@@ -182,18 +195,20 @@ def test_auto_times_winograd_against_the_direct_product_and_both_match(tmp_path:
         assert ret == 0
         print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
         x = np.load({str(tmp_path / "x.npy")!r})
-        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty((1, 96, 7, 7), np.float32)])[0])
+        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty({want.shape!r}, np.float32)])[0])
         """
-    for products in ("auto", "packed"):
+    for products in ("auto", "packed") + (("openblas",) if direct == "direct" else ()):
         done = run_python(run, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1",
                                     "ASCENDSIM_PRODUCTS": products, "PYTHONPATH": str(Path(__file__).parent)})
         assert done.returncode == 0, done.stdout + done.stderr
-        timed = [line for line in done.stdout.splitlines() if "conv 96 -> 96 3x3 on 1x7x7: Winograd " in line]
+        timed = [line for line in done.stdout.splitlines() if timed_line in line]
         path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
         if products == "auto":
             assert len(timed) == 1 and ", im2col " in timed[0], done.stdout
             chosen = timed[0].rsplit(": ", 1)[1]
-            assert path.startswith("Winograd" if chosen == "Winograd" else "im2col"), (chosen, path)
+            assert path.startswith(direct if chosen == direct else "im2col"), (chosen, path)
+        elif products == "packed":
+            assert not timed and path.startswith(direct), (timed, path)
         else:
-            assert not timed and path.startswith("Winograd"), (timed, path)
+            assert not timed and path.startswith("im2col, OpenBLAS sgemm"), (timed, path)
         np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)

@@ -80,6 +80,12 @@ CONVS = [
     {"x": (1, 5, 7, 7), "w": (4, 5, 1, 1)},
     {"x": (1, 3, 15, 15), "w": (4, 3, 3, 3), "dilations": [2, 2], "pads": [2, 2, 2, 2], "strides": [3, 2]},
     {"x": (2, 4, 20), "w": (5, 4, 3), "pads": [1, 1], "strides": [2]},
+    # Few input channels (stem_conv.h): output channels past whole tiles of 4, asymmetric pads, strides 1 and 2
+    # per axis, rows wider than one step of every variant's loop (64 columns with AVX-512).
+    {"x": (2, 3, 19, 23), "w": (10, 3, 7, 7), "pads": [3, 3, 3, 3], "strides": [2, 2]},
+    {"x": (1, 1, 9, 40), "w": (5, 1, 3, 5), "pads": [0, 2, 1, 0], "strides": [1, 2]},
+    {"x": (1, 4, 8, 8), "w": (3, 4, 2, 2), "strides": [2, 2]},
+    {"x": (1, 2, 5, 150), "w": (6, 2, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 1]},
 ]
 
 

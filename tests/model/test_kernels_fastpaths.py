@@ -344,13 +344,34 @@ def test_conv_constant_weights(driver: Driver, tmp_path: Path, threads: str, spe
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+STEMS = [  # at most 4 input channels (stem_conv.h): bands of output rows over the pool, images in one run
+    ({"x": (2, 3, 57, 61), "w": (13, 3, 7, 7), "pads": [3, 3, 3, 3], "strides": [2, 2]}, "Relu"),
+    ({"x": (1, 4, 40, 33), "w": (16, 4, 3, 3), "pads": [1, 0, 1, 2], "strides": [1, 2]}, "HardSwish"),  # after the bands
+    ({"x": (3, 1, 30, 30), "w": (5, 1, 5, 5), "pads": [2, 2, 2, 2]}, "Clip"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(STEMS)))
+def test_stem_conv(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
+    spec, act = STEMS[case]
+    spec = dict(spec)
+    x = normal(spec.pop("x"))
+    w = normal(spec.pop("w")) * 0.3
+    b = normal((w.shape[0],))
+    want = EPILOGUES[act](ort_conv(x, w, b, **spec))
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b], [(np.float32, want.shape)],
+                     attrs={**spec, **epilogue_attrs(act)}, constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 FUSED_SUMS = [  # Conv with fused_sum=1: a residual added before the activation, on every conv path
     {"x": (1, 64, 7, 7), "w": (48, 64, 1, 1)},                                   # packed, 7-column tiles
     {"x": (1, 32, 20, 20), "w": (24, 32, 1, 1), "act": "HardSwish"},             # packed, vectors; activation after
     {"x": (1, 600, 7, 7), "w": (150, 600, 1, 1), "act": "Clip"},                 # split by depth (2 threads), tiles
     {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1), "bias": False},                 # split by depth, vectors and a tail
     {"x": (1, 500, 12, 12), "w": (300, 500, 1, 1), "act": "Relu"},               # depth slices: the sum in the last
-    {"x": (1, 3, 21, 19), "w": (8, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},  # im2col
+    {"x": (1, 3, 21, 19), "w": (8, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2]},  # stem (direct): sum after
+    {"x": (1, 3, 21, 19), "w": (8, 3, 3, 3), "pads": [1, 1, 1, 1], "strides": [2, 2], "constant": False},  # im2col
     {"x": (1, 16, 10, 9), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},            # Winograd: sum after
     {"x": (1, 8, 12, 12), "w": (8, 1, 3, 3), "pads": [1, 1, 1, 1], "group": 8},  # depthwise: sum after
     {"x": (1, 24, 6, 6), "w": (16, 24, 1, 1), "constant": False},                # weights as an input: OpenBLAS

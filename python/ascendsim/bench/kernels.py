@@ -2,7 +2,8 @@
 one-node model run through aclmdlExecute at one thread:
 - ours: the path this CPU's kernel variant takes (named in the row's note, from ascendsim.model_kernels);
 - OpenBLAS: the same model loaded with ASCENDSIM_PRODUCTS=openblas, which sends every product to OpenBLAS (im2col
-  + sgemm; Winograd's 16 products as sgemm calls; depthwise convolutions have no product and stay ours);
+  + sgemm; Winograd's 16 products as sgemm calls; a stem of at most 4 input channels, which ours runs direct,
+  as im2col + sgemm; depthwise convolutions have no product and stay ours);
 - onnxruntime running the one-node ONNX model (intra_op 1, default graph optimisations).
 Rows `kernels.CASE.openblas` (for the cases that have a product to choose a path for: not depthwise convolutions,
 not MatMuls of two run-time operands, which run on OpenBLAS) and `kernels.CASE.ort`, in GFLOP/s (the

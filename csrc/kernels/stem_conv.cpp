@@ -1,0 +1,95 @@
+// Few-channel direct convolution (see stem_conv.h). Per image, the output rows are cut into bands, the pool's
+// jobs. A band first copies the input rows its taps read into a frame, zero-padded, each row's columns split by
+// their phase of the stride (stride 2: the even padded columns, then the odd ones), so that a tap (c, ki, kj)
+// reads one contiguous run of the frame for a run of output columns: phase kj % sw, from column kj / sw. The
+// output loop (simd/stem_rows.h) then computes four output channels by a few vectors of columns at a time over
+// all C * kh * kw taps in registers, adds the bias and clamps a Relu/Clip as it stores; another activation runs
+// over the band's rows while they are in cache. The frame of a band (3 channels of 17 rows for a 3x3 stride-2
+// stem, ~46 KiB) stays in L2; im2col would have written each input value kh * kw / (sh * sw) times over.
+#include "kernels/stem_conv.h"
+
+#include <algorithm>
+
+#include "kernels/kernel_util.h"
+#include "kernels/simd/row_loops.h"
+#include "kernels/simd/stem_rows.h"
+#include "kernels/thread_pool.h"
+
+namespace ascendsim::kernels {
+namespace {
+
+constexpr int64_t kMaxChannels = 4;
+constexpr int64_t kMaxKernel = 7;
+constexpr int64_t kBandRows = 8;        // output rows per band at most (a 7x7 stride-2 frame: 21 rows)
+constexpr int64_t kJobsPerThread = 4;  // bands narrow down to give each thread this many
+
+}  // namespace
+
+bool StemConv::suits(const ConvGeometry& g) {
+  return g.group == 1 && g.c <= kMaxChannels && g.sh <= 2 && g.sw <= 2 && g.dh == 1 && g.dw == 1 &&
+         g.kh <= kMaxKernel && g.kw <= kMaxKernel && g.oh > 0 && g.ow > 0;
+}
+
+StemConv::StemConv(const ConvGeometry& g, const float* weights) : g_(g) {
+  const int64_t step = stem_rows().step_columns;
+  // The last step reads up to column (ow rounded up to whole steps) - 1 + (kw - 1) / sw of a phase.
+  half_ = (g.ow + step - 1) / step * step + (g.kw - 1) / g.sw;
+  pitch_ = g.sw * half_;
+  band_ = std::clamp<int64_t>(g.n * g.oh / std::max<int64_t>(1, num_threads() * kJobsPerThread), 1, kBandRows);
+  frame_rows_ = (band_ - 1) * g.sh + g.kh;
+  for (int64_t c = 0; c < g.c; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) tap_offsets_.push_back((c * frame_rows_ + ki) * pitch_ + kj % g.sw * half_ + kj / g.sw);
+  const int64_t taps = static_cast<int64_t>(tap_offsets_.size()), tiles = (g.m + kStemChannelsPerTile - 1) / kStemChannelsPerTile;
+  packed_.assign(static_cast<size_t>(tiles * taps * kStemChannelsPerTile), 0.0f);
+  for (int64_t m = 0; m < g.m; ++m)
+    for (int64_t t = 0; t < taps; ++t)
+      packed_[static_cast<size_t>((m / kStemChannelsPerTile * taps + t) * kStemChannelsPerTile + m % kStemChannelsPerTile)] =
+          weights[m * taps + t];
+}
+
+// Frame rows [0, rows) of every channel: input row first_row + i (zeros outside the image), by phase.
+void StemConv::build_frame(const float* image, int64_t first_row, int64_t rows, float* frame) const {
+  const ConvGeometry& g = g_;
+  const RowLoops& loops = row_loops();
+  for (int64_t c = 0; c < g.c; ++c) {
+    for (int64_t i = 0; i < rows; ++i) {
+      float* dst = frame + (c * frame_rows_ + i) * pitch_;
+      const int64_t ih = first_row + i;
+      if (ih < 0 || ih >= g.h) {
+        std::fill(dst, dst + pitch_, 0.0f);
+        continue;
+      }
+      const float* src = image + (c * g.h + ih) * g.w;
+      for (int64_t p = 0; p < g.sw; ++p) {
+        // Phase column j is padded column j * sw + p, input column j * sw + p - pw.
+        float* phase = dst + p * half_;
+        const int64_t lo = std::min(half_, g.pw > p ? (g.pw - p + g.sw - 1) / g.sw : 0);
+        const int64_t hi = std::clamp((g.w + g.pw - p + g.sw - 1) / g.sw, lo, half_);
+        std::fill(phase, phase + lo, 0.0f);
+        if (hi > lo) loops.gather(src + lo * g.sw + p - g.pw, g.sw, phase + lo, hi - lo);
+        std::fill(phase + hi, phase + half_, 0.0f);
+      }
+    }
+  }
+}
+
+void StemConv::run(const float* x, const float* bias, const Activation& act, float* out) const {
+  const ConvGeometry& g = g_;
+  StemBand b{tap_offsets_.data(), static_cast<int64_t>(tap_offsets_.size()), g.sh * pitch_, g.m, g.oh, g.ow, 0, 0};
+  const bool fused = activation_bounds(act, &b.lo, &b.hi);
+  const int64_t bands = (g.oh + band_ - 1) / band_, plane = g.oh * g.ow;
+  parallel_for(g.n * bands, 1, [&](int64_t j0, int64_t j1) {
+    float* frame = scratch_floats(6, static_cast<size_t>(g.c * frame_rows_ * pitch_));
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t n = j / bands, r0 = j % bands * band_, r1 = std::min(g.oh, r0 + band_);
+      build_frame(x + n * g.c * g.h * g.w, r0 * g.sh - g.ph, (r1 - r0 - 1) * g.sh + g.kh, frame);
+      float* image_out = out + n * g.m * plane;
+      stem_rows().rows(b, frame, r0, r1, packed_.data(), bias, image_out);
+      if (!fused)
+        for (int64_t m = 0; m < g.m; ++m) apply_activation(act, image_out + m * plane + r0 * g.ow, (r1 - r0) * g.ow);
+    }
+  });
+}
+
+}  // namespace ascendsim::kernels
