@@ -57,10 +57,7 @@ class ConvKernel final : public Kernel {
     // (narrower GEMMs lose more to packing than the cache saves); the blocks about equal (784 columns in
     // blocks of 256 left a last block of 16, which the tiles run narrow: 208, 208, 208, 160).
     block_ = std::min(std::max<int64_t>(spatial_, 1), std::max<int64_t>(kMinBlock, kBlockFloats / std::max<int64_t>(kk_, 1) / 16 * 16));
-    if (block_ < spatial_) {
-      const int64_t blocks = (spatial_ + block_ - 1) / block_;
-      block_ = ((spatial_ + blocks - 1) / blocks + 15) / 16 * 16;
-    }
+    if (block_ < spatial_) block_ = (even_part(spatial_, block_) + 15) / 16 * 16;
     const bool constant_fp32 = spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && w_.dtype == ACL_FLOAT;
     std::vector<float> rounded;  // the weights under ROUND_INPUTS_FP16 (kept below for the depthwise path only)
     const float* weights = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), w_.numel(), round_, &rounded)

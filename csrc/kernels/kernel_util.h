@@ -26,6 +26,12 @@ inline bool is_int_dtype(aclDataType d) {
 std::string dims_str(const std::vector<int64_t>& dims);
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims);
 int64_t product(const std::vector<int64_t>& dims, size_t begin = 0, size_t end = SIZE_MAX);
+// The part size of the fewest parts of at most `most` items (>= 1) that cover `total`, as equal as they can be:
+// 784 in parts of at most 256 gives 196 (four parts), not 256 + 256 + 256 + 16.
+inline int64_t even_part(int64_t total, int64_t most) {
+  const int64_t parts = (total + most - 1) / most;
+  return parts > 0 ? (total + parts - 1) / parts : total;
+}
 // Why the window attributes of a Conv, ConvTranspose or pool are out of range, or "" when they are not:
 // spatial sizes, kernel sizes, strides and dilations in [1, 2^31] (sizes from 0), pads in [0, 2^31]. Checked
 // before any arithmetic on them: a hostile .om's values near 2^62 overflowed int64 in the size formulas. (CANN's

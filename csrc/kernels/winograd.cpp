@@ -47,8 +47,7 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
   rows_per_block_ = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(row_floats, 1), 1, tiles_h_);
   // Blocks of equal height: 28 tile rows (56x56) in 9s left a last block of one row, whose 16 products were 28
   // tiles wide and whose four parallel regions cost as much to start as to run.
-  const int64_t blocks = (tiles_h_ + rows_per_block_ - 1) / rows_per_block_;
-  rows_per_block_ = (tiles_h_ + blocks - 1) / blocks;
+  rows_per_block_ = even_part(tiles_h_, rows_per_block_);
   // U = G g G^T per (output, input) channel pair, gathered into one m x c matrix per position.
   std::vector<float> u(static_cast<size_t>(kPositions * g.m * g.c));
   static const float kG[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
