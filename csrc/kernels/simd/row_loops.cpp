@@ -17,7 +17,8 @@ constexpr int kChains = 4;  // independent vector accumulators of a row sum
 // Sum over the row of f(x[i]) in kChains vectors, then the lanes in double.
 template <class F>
 ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
-  vf acc[kChains] = {};
+  vf acc[kChains];
+  for (int q = 0; q < kChains; ++q) acc[q] = vf{};
   int64_t i = 0;
   for (; i + kChains * kW <= len; i += kChains * kW)
     for (int q = 0; q < kChains; ++q) acc[q] += f(load(x + i + q * kW));
