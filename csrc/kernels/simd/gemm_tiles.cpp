@@ -88,7 +88,10 @@ void pack_narrow(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t 
 template <int kPanels>
 ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e,
                                   int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
-  vf acc[kPanels][kNarrowCols][kU] = {};
+  vf acc[kPanels][kNarrowCols][kU];  // (set element by element: see wide_rows)
+  for (int p = 0; p < kPanels; ++p)
+    for (int j = 0; j < kNarrowCols; ++j)
+      for (int u = 0; u < kU; ++u) acc[p][j][u] = vf{};
   for (int64_t k = 0; k < kc; ++k, ap += kUnit, bp += kNarrowCols) {
     vf a[kPanels][kU];
     for (int p = 0; p < kPanels; ++p)
@@ -99,12 +102,26 @@ ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* b
         for (int u = 0; u < kU; ++u) acc[p][j][u] += b * a[p][u];
     }
   }
+  // C's rows are the tile's lanes, so C is written a float at a time. Without a fused sum the bias and clamp run
+  // on the accumulators first, a vector of rows at a time (scalar, they were a quarter of an 80-deep product);
+  // with one, the sum comes before them (finish).
+  const bool finished = e.sum == nullptr;
+  if (finished) {
+    const vf lo = splat(e.lo), hi = splat(e.hi);
+    for (int p = 0; p < kPanels; ++p)
+      for (int u = 0; u < kU; ++u) {
+        const int64_t first = p * kUnit + u * kW;  // the vector's first row in the tile
+        const vf bias =
+            e.bias != nullptr && first < rows ? load_first(e.bias + r0 + first, imin(kW, rows - first)) : vf{};
+        for (int j = 0; j < kNarrowCols; ++j) acc[p][j][u] = clamp(acc[p][j][u] + bias, lo, hi);
+      }
+  }
   float tile[kPanels][kNarrowCols][kUnit];  // column-major blocks of C
   __builtin_memcpy(tile, acc, sizeof tile);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j) {
       const float v = tile[r / kUnit][j][r % kUnit];
-      c[r * ldc + j] = finish(e, r0 + r, e.sum != nullptr ? v + e.sum[r * ldc + j] : v);
+      c[r * ldc + j] = finished ? v : finish(e, r0 + r, v + e.sum[r * ldc + j]);
     }
 }
 
