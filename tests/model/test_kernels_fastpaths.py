@@ -394,6 +394,21 @@ def test_conv_fused_sum(driver: Driver, tmp_path: Path, threads: str, spec: dict
     np.testing.assert_allclose(got, EPILOGUES[act](conv + z), rtol=1e-4, atol=1e-4)
 
 
+# A plane of fewer than 64 positions takes the narrow product, B packed in tiles of 2, 6 or 7 columns (by variant),
+# and its last tile, of the remaining columns, runs a register tile of that many: every remainder of each
+# variant's tile, rows ending inside a panel (40 = 2.5 x 16), with and without a fused sum.
+@pytest.mark.parametrize("hw", [(1, 1), (1, 2), (1, 3), (2, 2), (1, 5), (2, 3), (1, 11), (1, 13), (7, 7)])
+@pytest.mark.parametrize("fused_sum", [False, True])
+def test_pointwise_narrow_tail_columns(driver: Driver, tmp_path: Path, hw: tuple[int, int], fused_sum: bool) -> None:
+    x, w, b = normal((1, 24, *hw)), normal((40, 24, 1, 1)) * 0.1, normal((40,))
+    conv = ort_conv(x, w, b)
+    z = normal(conv.shape) if fused_sum else np.zeros_like(conv)
+    attrs = {**epilogue_attrs("Relu"), **({"fused_sum": 1} if fused_sum else {})}
+    got = run_kernel(driver, tmp_path, "Conv", [x, w, b] + ([z] if fused_sum else []), [(np.float32, conv.shape)],
+                     attrs=attrs, constant=(1,))[0]
+    np.testing.assert_allclose(got, EPILOGUES["Relu"](conv + z), rtol=1e-4, atol=1e-4)
+
+
 def test_conv_fused_sum_refusals(driver: Driver, tmp_path: Path) -> None:
     x, w = normal((1, 4, 5, 5)), normal((6, 4, 1, 1))
     with pytest.raises(Refused, match="needs a 4th input"):

@@ -84,19 +84,20 @@ void pack_narrow(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t 
   }
 }
 
-// kPanels panels of A (pitch floats apart) by one tile of B.
-template <int kPanels>
+// kPanels panels of A (pitch floats apart) by the first kCols columns of one tile of B (its last tile's columns
+// only: the 49 positions of a 7x7 plane are 8 tiles of 6 and one column, which the whole tile multiplied by 6).
+template <int kPanels, int kCols>
 ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e,
                                   int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
-  vf acc[kPanels][kNarrowCols][kU];  // (set element by element: see wide_rows)
+  vf acc[kPanels][kCols][kU];  // (set element by element: see wide_rows)
   for (int p = 0; p < kPanels; ++p)
-    for (int j = 0; j < kNarrowCols; ++j)
+    for (int j = 0; j < kCols; ++j)
       for (int u = 0; u < kU; ++u) acc[p][j][u] = vf{};
   for (int64_t k = 0; k < kc; ++k, ap += kUnit, bp += kNarrowCols) {
     vf a[kPanels][kU];
     for (int p = 0; p < kPanels; ++p)
       for (int u = 0; u < kU; ++u) a[p][u] = load(ap + p * pitch + u * kW);
-    for (int j = 0; j < kNarrowCols; ++j) {
+    for (int j = 0; j < kCols; ++j) {
       const float b = bp[j];
       for (int p = 0; p < kPanels; ++p)
         for (int u = 0; u < kU; ++u) acc[p][j][u] += b * a[p][u];
@@ -113,10 +114,10 @@ ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* b
         const int64_t first = p * kUnit + u * kW;  // the vector's first row in the tile
         const vf bias =
             e.bias != nullptr && first < rows ? load_first(e.bias + r0 + first, imin(kW, rows - first)) : vf{};
-        for (int j = 0; j < kNarrowCols; ++j) acc[p][j][u] = clamp(acc[p][j][u] + bias, lo, hi);
+        for (int j = 0; j < kCols; ++j) acc[p][j][u] = clamp(acc[p][j][u] + bias, lo, hi);
       }
   }
-  float tile[kPanels][kNarrowCols][kUnit];  // column-major blocks of C
+  float tile[kPanels][kCols][kUnit];  // column-major blocks of C
   __builtin_memcpy(tile, acc, sizeof tile);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j) {
@@ -125,19 +126,24 @@ ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* b
     }
 }
 
-// The tile of as many panels as the rows need (the last rows of A may fill fewer than kNarrowPanels).
-template <int kPanels>
+// The tile of as many panels as the rows need (the last rows of A may fill fewer than kNarrowPanels) and as many
+// columns as the tile of B has.
+template <int kPanels, int kCols>
 ASCENDSIM_INLINE void narrow_panels(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e,
                                     int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
-  if constexpr (kPanels > 1) {
-    if (rows <= (kPanels - 1) * kUnit) return narrow_panels<kPanels - 1>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
+  if constexpr (kCols > 1) {
+    if (cols < kCols) return narrow_panels<kPanels, kCols - 1>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
   }
-  narrow_tile<kPanels>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
+  if constexpr (kPanels > 1) {
+    if (rows <= (kPanels - 1) * kUnit)
+      return narrow_panels<kPanels - 1, kCols>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
+  }
+  narrow_tile<kPanels, kCols>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
 }
 
 void narrow(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e, int64_t r0, float* c,
             int64_t ldc, int64_t rows, int64_t cols) {
-  narrow_panels<kNarrowPanels>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
+  narrow_panels<kNarrowPanels, kNarrowCols>(ap, pitch, bp, kc, e, r0, c, ldc, rows, cols);
 }
 
 // Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit) by kBlocks adjacent
