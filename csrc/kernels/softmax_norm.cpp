@@ -1,5 +1,6 @@
-// Row-wise float ops: Softmax/LogSoftmax (one axis, opset 13 meaning), BatchNormalization (inference),
-// LayerNormalization (with the optional Mean/InvStdDev outputs) and InstanceNormalization.
+// Row-wise float ops: Softmax/LogSoftmax (one axis, opset 13 meaning), BatchNormalization (inference, with the
+// compiler's fused activation), LayerNormalization (with the optional Mean/InvStdDev outputs) and
+// InstanceNormalization.
 //
 // Each views its input as (outer, axis, inner) blocks: Softmax/LayerNorm normalise over the axis part,
 // BatchNorm/InstanceNorm per channel. Work is split over the outer dim with parallel_for. Float16
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/layout.h"
 #include "kernels/simd/row_loops.h"
@@ -92,6 +94,10 @@ std::unique_ptr<Kernel> make_batchnorm(const NodeSpec& spec, std::string* error)
   for (size_t i = 1; i < 5; ++i)
     if (spec.inputs[i].numel() != c) return refuse(spec, error, "input " + std::to_string(i) + " must have " + std::to_string(c) + " elements");
   float eps = static_cast<float>(spec.attrs ? spec.attrs->get_float("epsilon", 1e-5) : 1e-5);
+  Activation act;  // the compiler's fused activation (epilogue.h): a clamp (Relu, Clip) inside the affine loop,
+  if (!parse_activation(spec, &act, error)) return nullptr;  // any other on each plane while it is in cache
+  float lo = -INFINITY, hi = INFINITY;
+  const bool clamps = activation_bounds(act, &lo, &hi);
   std::vector<TensorDesc> ins = spec.inputs;
   TensorDesc out_desc = spec.outputs[0];
   return make_lambda_kernel([=](const void* const* inputs, void* const* outputs) {
@@ -106,7 +112,8 @@ std::unique_ptr<Kernel> make_batchnorm(const NodeSpec& spec, std::string* error)
         float shift = params[c + ch] - params[2 * c + ch] * scale;
         const float* xr = x + p * inner;
         float* yr = out.data + p * inner;
-        row_loops().affine(xr, yr, inner, scale, shift);
+        row_loops().affine(xr, yr, inner, scale, shift, lo, hi);
+        if (!clamps) apply_activation(act, yr, inner);
       }
     });
     out.finish();
@@ -172,7 +179,7 @@ std::unique_ptr<Kernel> make_norm(const NodeSpec& spec, std::string* error) {
         } else {
           int64_t ch = r % channels;
           float s = scale[ch] * inv, b = bias[ch] - mean * s;
-          loops.affine(xr, yr, len, s, b);
+          loops.affine(xr, yr, len, s, b, -INFINITY, INFINITY);
         }
       }
     });

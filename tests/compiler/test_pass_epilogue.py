@@ -60,6 +60,22 @@ def test_activation_fuses(kind: str, name: str) -> None:
     optimized.assert_equivalent(rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_batch_norm_takes_the_activation(name: str) -> None:
+    """An inference BatchNormalization that no conv absorbs (DenseNet's, on a concatenation) takes the
+    activation after it too (batch_norm_activation_fusion: after the NC1HWC0 layout pass)."""
+    activation, make = ACTIVATIONS[name]
+    b = ModelBuilder()
+    norm = b.node("BatchNormalization", [b.input("x", [1, 4, 5, 5]), b.weight(4), b.weight(4), b.weight(4),
+                                         b.weight(4, positive=True)], epsilon=1e-3)
+    y = make(b, norm)
+    optimized = optimize(b.model([y]), "batch_norm_activation_fusion")
+    assert optimized.after == {"BatchNormalization": 1}, optimized.after
+    (node,) = optimized.graph.nodes
+    assert node.attr("activation") == activation and node.outputs[0].name == y
+    optimized.assert_equivalent(rtol=1e-4, atol=1e-5)
+
+
 def test_clip_parameters() -> None:
     b = ModelBuilder()
     y = ACTIVATIONS["relu6"][1](b, _producer(b, "Conv"))

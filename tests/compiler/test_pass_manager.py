@@ -44,7 +44,8 @@ def test_stages_in_ge_order_with_the_default_passes() -> None:
         "constant_folding", "noop_removal", "common_subexpression_elimination", "conv_bn_folding",
         "dead_code_elimination"]
     assert next(p.name for p in passes_of("stage1")) == "epilogue_fusion"
-    assert [p.name for p in passes_of("stage2")] == ["nc1hwc0_layout", "elementwise_fusion"]
+    assert [p.name for p in passes_of("stage2")] == ["nc1hwc0_layout", "batch_norm_activation_fusion",
+                                                     "elementwise_fusion"]
     assert all(p.doc for p in REGISTRY.values())
 
 
@@ -66,11 +67,12 @@ def test_report_counts_times_and_formats() -> None:
 
 def test_disabled_passes_do_not_run() -> None:
     graph = _graph()
-    report = PassManager(disabled={"conv_bn_folding", "epilogue_fusion"}).run(graph)
+    disabled = ("batch_norm_activation_fusion", "conv_bn_folding", "epilogue_fusion")
+    report = PassManager(disabled=set(disabled)).run(graph)
     assert graph.count_ops()["BatchNormalization"] == 3 and graph.count_ops()["Relu"] == 2
     assert report.stat("BatchNormalization folded") == 0
-    assert "disabled: conv_bn_folding, epilogue_fusion" in report.format()
-    assert all(r.name not in ("conv_bn_folding", "epilogue_fusion") for s in report.stages for r in s.passes)
+    assert f"disabled: {', '.join(disabled)}" in report.format()
+    assert all(r.name not in disabled for s in report.stages for r in s.passes)
 
 
 def test_bad_options_are_errors() -> None:

@@ -77,13 +77,23 @@ def test_log_softmax_of_large_values(driver: Driver, tmp_path: Path, axis: int) 
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_batchnorm(driver: Driver, tmp_path: Path) -> None:
+# The compiler's fused activation (epilogue.h): a clamp inside the affine loop, any other after it per plane.
+BATCH_NORM_ACTIVATIONS = {
+    None: ({}, lambda v: v), "Relu": ({"activation": "Relu"}, lambda v: np.maximum(v, 0)),
+    "Clip": ({"activation": "Clip", "activation_alpha": -0.5, "activation_beta": 0.75}, lambda v: np.clip(v, -0.5, 0.75)),
+    "Sigmoid": ({"activation": "Sigmoid"}, lambda v: 1 / (1 + np.exp(-v))),
+}
+
+
+@pytest.mark.parametrize("activation", list(BATCH_NORM_ACTIVATIONS))
+def test_batchnorm(driver: Driver, tmp_path: Path, activation: str | None) -> None:
     x = RNG.standard_normal((2, 4, 5, 3)).astype(np.float32)
     scale, bias, mean = (RNG.standard_normal(4).astype(np.float32) for _ in range(3))
     var = RNG.uniform(0.5, 2, 4).astype(np.float32)
-    want = ort_run("BatchNormalization", [x, scale, bias, mean, var], epsilon=1e-3)[0]
+    attrs, act = BATCH_NORM_ACTIVATIONS[activation]
+    want = act(ort_run("BatchNormalization", [x, scale, bias, mean, var], epsilon=1e-3)[0].astype(np.float64))
     got = run_kernel(driver, tmp_path, "BatchNormalization", [x, scale, bias, mean, var], [(np.float32, x.shape)],
-                     attrs={"epsilon": 1e-3})[0]
+                     attrs={"epsilon": 1e-3, **attrs})[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 

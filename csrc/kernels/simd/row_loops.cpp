@@ -117,8 +117,8 @@ void normalize(const float* x, float* y, int64_t len, float mean, float inv_std,
     y[i] = (x[i] - mean) * inv_std * (per_scale ? scale[i] : s0) + (per_bias ? bias[i] : b0);
 }
 
-void affine(const float* x, float* y, int64_t len, float scale, float shift) {
-  for (int64_t i = 0; i < len; ++i) y[i] = x[i] * scale + shift;
+void affine(const float* x, float* y, int64_t len, float scale, float shift, float lo, float hi) {
+  for (int64_t i = 0; i < len; ++i) y[i] = fmin_(fmax_(x[i] * scale + shift, lo), hi);
 }
 
 void add(float* row, const float* bias, int64_t n) {

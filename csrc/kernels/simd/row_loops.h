@@ -17,8 +17,8 @@ struct RowLoops {
   // absent (null).
   void (*normalize)(const float* x, float* y, int64_t len, float mean, float inv_std, const float* scale,
                     int64_t scale_count, const float* bias, int64_t bias_count);
-  // y = x * scale + shift.
-  void (*affine)(const float* x, float* y, int64_t len, float scale, float shift);
+  // y = x * scale + shift clamped to [lo, hi] (a fused Relu or Clip; pass -inf, +inf for none; NaN stays NaN).
+  void (*affine)(const float* x, float* y, int64_t len, float scale, float shift, float lo, float hi);
   // row[j] += bias[j] for j < n.
   void (*add)(float* row, const float* bias, int64_t n);
   // row[c] = src[c * stride] for c in [0, n).

@@ -502,7 +502,7 @@ def _batch_norm(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[A
     x, scale, bias, mean, var = (np.asarray(a) for a in inputs[:5])
     shape = (1, -1) + (1,) * (x.ndim - 2)
     s = scale / np.sqrt(var + attrs.get("epsilon", 1e-5))
-    return [(x * s.reshape(shape) + (bias - mean * s).reshape(shape)).astype(x.dtype)]
+    return _epilogue((x * s.reshape(shape) + (bias - mean * s).reshape(shape)).astype(x.dtype), attrs)
 
 
 @kernel("LayerNormalization")

@@ -251,6 +251,7 @@ def _global_pool(ctx: InferContext) -> list[TensorType]:
 @register("BatchNormalization")
 def _batch_norm(ctx: InferContext) -> list[TensorType]:
     _check_float_operands(ctx)
+    _check_activation(ctx)
     x = ctx.shape(0)
     if x is not None and len(x) < 2:
         ctx.fail(f"input rank {len(x)} must be >= 2")
