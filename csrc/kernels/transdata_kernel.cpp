@@ -10,24 +10,11 @@
 
 #include "core/enum_value.h"
 #include "kernels/kernel_util.h"
+#include "kernels/simd/row_loops.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
 namespace {
-
-// One row of `w` pixels of one channel block: `used` planes' rows (`plane` apart) into w lines of c0 (the lanes
-// past `used` zero), and back. Plane by plane: each reads (or writes) a contiguous row, the w lines stay in L1.
-void transpose_in(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines) {
-  for (int64_t k = 0; k < used; ++k)
-    for (int64_t x = 0; x < w; ++x) lines[x * c0 + k] = rows[k * plane + x];
-  if (used < c0)
-    for (int64_t x = 0; x < w; ++x) std::memset(lines + x * c0 + used, 0, static_cast<size_t>(c0 - used) * sizeof(uint32_t));
-}
-
-void transpose_out(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows) {
-  for (int64_t k = 0; k < used; ++k)
-    for (int64_t x = 0; x < w; ++x) rows[k * plane + x] = lines[x * c0 + k];
-}
 
 std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.size() != 1 || spec.outputs.size() != 1) return refuse(spec, error, "needs one input and one output");
@@ -49,14 +36,17 @@ std::unique_ptr<Kernel> make_transdata(const NodeSpec& spec, std::string* error)
   const size_t item = aclDataTypeSize(spec.inputs[0].dtype);
   if (nchw && item == sizeof(float))  // the model path's case (the layout pass): rows of 4-byte elements
     return make_lambda_kernel([=](const void* const* in, void* const* out) {
+      const RowLoops& loops = row_loops();  // (a row of a block at a time: simd/row_loops.cpp)
       parallel_for(n * c1 * h, 1, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t b = r / (c1 * h), blk = r / h % c1, y = r % h, used = std::min(c0, c - blk * c0);
           const int64_t row4 = ((b * c + blk * c0) * h + y) * w, plane = h * w;
           if (to5d) {
-            transpose_in(static_cast<const uint32_t*>(in[0]) + row4, plane, used, c0, w, static_cast<uint32_t*>(out[0]) + r * w * c0);
+            loops.rows_to_lines(static_cast<const uint32_t*>(in[0]) + row4, plane, used, c0, w,
+                                static_cast<uint32_t*>(out[0]) + r * w * c0);
           } else {
-            transpose_out(static_cast<const uint32_t*>(in[0]) + r * w * c0, used, c0, w, plane, static_cast<uint32_t*>(out[0]) + row4);
+            loops.lines_to_rows(static_cast<const uint32_t*>(in[0]) + r * w * c0, used, c0, w, plane,
+                                static_cast<uint32_t*>(out[0]) + row4);
           }
         }
       });

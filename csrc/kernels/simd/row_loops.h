@@ -1,5 +1,5 @@
-// Row loops of the normalisation, softmax, bias and im2col kernels (softmax_norm.cpp, matmul.cpp, conv.cpp), one
-// table per kernel variant (simd/row_loops.cpp).
+// Row loops of the normalisation, softmax, bias, im2col and TransData kernels (softmax_norm.cpp, matmul.cpp,
+// conv.cpp, transdata_kernel.cpp), one table per kernel variant (simd/row_loops.cpp).
 #pragma once
 #include <cstdint>
 
@@ -25,6 +25,10 @@ struct RowLoops {
   void (*gather)(const float* src, int64_t stride, float* row, int64_t n);
   // y[i] = x[i] rounded to the nearest float16 value (dtype_convert.h's round_fp16); x may equal y.
   void (*round_fp16)(const float* x, float* y, int64_t n);
+  // TransData's rows (bits of 4-byte elements): `used` rows of w values, `plane` apart (NCHW), into w lines of
+  // c0 values (NC1HWC0; the lanes past `used` zero), and back (lines_to_rows writes only the `used` rows).
+  void (*rows_to_lines)(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines);
+  void (*lines_to_rows)(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows);
 };
 
 const RowLoops& row_loops();
