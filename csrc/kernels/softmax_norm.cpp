@@ -96,7 +96,7 @@ std::unique_ptr<Kernel> make_batchnorm(const NodeSpec& spec, std::string* error)
   float eps = static_cast<float>(spec.attrs ? spec.attrs->get_float("epsilon", 1e-5) : 1e-5);
   Activation act;  // the compiler's fused activation (epilogue.h): a clamp (Relu, Clip) inside the affine loop,
   if (!parse_activation(spec, &act, error)) return nullptr;  // any other on each plane while it is in cache
-  float lo = -INFINITY, hi = INFINITY;
+  float lo = 0, hi = 0;
   const bool clamps = activation_bounds(act, &lo, &hi);
   std::vector<TensorDesc> ins = spec.inputs;
   TensorDesc out_desc = spec.outputs[0];

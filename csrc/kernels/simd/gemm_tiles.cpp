@@ -66,6 +66,17 @@ ASCENDSIM_INLINE float finish(const GemmEpilogue& e, int64_t r, float v) {
   return fmin_(fmax_(v, e.lo), e.hi);
 }
 
+// A row of C, `cols` values in up to kV vectors: value(u, n) gives vector u (n of its lanes in C), clamped and
+// stored. The tiles pass their accumulators by value through the lambda: through a pointer, GCC kept them in memory.
+template <int kV, class Value>
+ASCENDSIM_INLINE void store_row(float* c, int64_t cols, vf lo, vf hi, Value value) {
+  for (int u = 0; u < kV; ++u) {
+    const int64_t n = imin(kW, cols - u * kW);
+    if (n <= 0) break;
+    store_first(c + u * kW, clamp(value(u, n), lo, hi), n);
+  }
+}
+
 void pack_narrow(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
                  int64_t k1, float* bp) {
   // (Loops of constant length: a library call per few floats cost more than the product.)
@@ -179,14 +190,12 @@ ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int6
   }
   for (int r = 0; r < kRows; ++r) {
     if (r0 + r >= m) break;
-    for (int u = 0; u < kV; ++u) {
-      const int64_t n = imin(kW, cols - u * kW);
-      if (n <= 0) break;
+    store_row<kV>(c + (r0 + r) * ldc, cols, lo, hi, [&](int u, int64_t n) {
       vf v = acc[r][u];
       if (e.bias != nullptr) v += e.bias[r0 + r];
       if (e.sum != nullptr) v += load_first(e.sum + (r0 + r) * ldc + u * kW, n);
-      store_first(c + (r0 + r) * ldc + u * kW, clamp(v, lo, hi), n);
-    }
+      return v;
+    });
   }
 }
 
@@ -238,12 +247,8 @@ ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const 
       for (int u = 0; u < kU; ++u) acc[r][u] += x * bv[u];
     }
   }
-  for (int r = 0; r < kRows; ++r)  // (by value, as in wide_rows: a pointer to acc gave it a home in memory)
-    for (int u = 0; u < kU; ++u) {
-      const int64_t n = imin(kW, cols - u * kW);
-      if (n <= 0) break;
-      store_first(c + r * ldc + u * kW, clamp(acc[r][u] + bias[u], lo, hi), n);
-    }
+  for (int r = 0; r < kRows; ++r)
+    store_row<kU>(c + r * ldc, cols, lo, hi, [&](int u, int64_t) { return acc[r][u] + bias[u]; });
 }
 
 // The last rows (fewer than kWideRows) with a tile of their exact height, so that it stays in registers.
