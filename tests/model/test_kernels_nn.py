@@ -49,6 +49,28 @@ def test_pool(driver: Driver, tmp_path: Path, case: int) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+AVERAGE_WINDOWS = [
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1},
+    {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 2, 1, 0], "ceil_mode": 1},
+    {"kernel_shape": [2, 2], "strides": [2, 2]},
+    {"kernel_shape": [5, 3], "strides": [1, 1], "pads": [2, 1, 2, 1]},
+]
+
+
+@pytest.mark.parametrize("case", range(len(AVERAGE_WINDOWS)))
+@pytest.mark.parametrize("width", [14, 37])
+def test_average_pool_counts_of_every_row_and_column(driver: Driver, tmp_path: Path, case: int, width: int) -> None:
+    # Each output is the window's sum times the reciprocal of its count (a table per count of window rows, made
+    # once per call): planes of several vectors and a tail per row, with windows clipped by the pads on every side
+    # (1 to kh rows, 1 to kw columns), in one call over many planes.
+    attrs = AVERAGE_WINDOWS[case]
+    x = RNG.standard_normal((2, 9, 15, width)).astype(np.float32)
+    want = ort_run("AveragePool", [x], **attrs)[0]
+    got = run_kernel(driver, tmp_path, "AveragePool", [x], [(np.float32, want.shape)], attrs=attrs)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_global_pool(driver: Driver, tmp_path: Path, op: str, dtype: str) -> None:
