@@ -16,7 +16,8 @@
 //
 // Execution of a plan is the executor's: every stream is the pure-C loop of executor/sequential_executor.c
 // over its node array; a plan with several streams runs them concurrently, synchronised by its events, or, with
-// several pool threads, as one loop in the tasks' listed order (streams_in_order).
+// several pool threads or a chain handed from stream to stream, as one loop in the tasks' listed order
+// (streams_in_order).
 //
 // Concurrent executions: an instance (feature map, kernels, contexts) serves one execution at a time. The
 // first instance of each plan is built at load on the shared arena; an execution that finds it busy takes
@@ -228,19 +229,41 @@ void bind_contexts(const TensorPlaces& places, const std::vector<bool>& skipped,
   }
 }
 
+// Whether a plan's side streams are branches of stream 0: each waits only for events that stream 0 records, and
+// stream 0 runs the last kernel, so it is stream 0 that joins them. A branch's thread then works beside stream 0's
+// (ResNet-50's downsampling convs, BERT's key / value projections). Otherwise the chain of the graph moves from
+// stream to stream (ShuffleNet V1: each stride-2 block's Concat continues the stream of its shortcut AvgPool),
+// and each hand-over waits for the next stream's thread to wake on the critical path.
+bool side_streams_are_branches(const PlanDef& p) {
+  std::vector<uint32_t> recorded_on(p.event_count, 0);  // per event id: the stream of its latest record
+  uint32_t last_kernel_stream = 0;
+  for (const TaskDef& task : p.tasks) {
+    const bool known_event = task.arg < recorded_on.size();
+    if (task.type == TaskType::Kernel)
+      last_kernel_stream = task.stream;
+    else if (task.type == TaskType::EventRecord && known_event)
+      recorded_on[task.arg] = task.stream;
+    else if (task.type == TaskType::EventWait && known_event && task.stream != 0 && recorded_on[task.arg] != 0)
+      return false;
+  }
+  return last_kernel_stream == 0;
+}
+
 // Whether a plan's streams run as one loop over its tasks in their listed order, on the executing thread, rather
 // than a loop per stream (docs/om-format.md §6: the listed order is always a correct execution, its events then
 // no-ops). ASCENDSIM_MODEL_STREAMS=concurrent or in_order chooses; by default the streams run concurrently only
-// when the intra-op pool has one thread. A pool of several threads already covers the CPUs, and a side stream's
-// kernel that found it busy ran on its own thread beside the pool's, with a thread wake-up at every event
-// between streams: on 2 CPUs ShuffleNet V1 (102 of its 110 nodes on side streams) took 6.8 ms concurrently and
-// 5.2 ms in order, BERT-base 151 and 139 ms; with one pool thread, a side stream is a free second CPU (ResNet-50's
-// downsampling convs: 8 % faster concurrently).
-bool streams_in_order() {
+// when the intra-op pool has one thread and the side streams are branches of stream 0. A pool of several threads
+// already covers the CPUs, and a side stream's kernel that found it busy ran on its own thread beside the pool's,
+// with a thread wake-up at every event between streams: on 2 CPUs ShuffleNet V1 (102 of its 110 nodes on side
+// streams) took 6.8 ms concurrently and 5.2 ms in order, BERT-base 151 and 139 ms. With one pool thread a branch
+// is a free second CPU (ResNet-50 9 %, BERT-base 7 % faster concurrently), but a chain handed from stream to
+// stream is not (ShuffleNet V1 8-15 % slower concurrently; medians of executions alternating with the other
+// setting, Zen 3, 2 CPUs).
+bool streams_in_order(const PlanDef& p) {
   switch (env_choice("ASCENDSIM_MODEL_STREAMS", {"auto", "concurrent", "in_order"})) {
     case 1: return false;
     case 2: return true;
-    default: return kernels::num_threads() > 1;
+    default: return kernels::num_threads() > 1 || !side_streams_are_branches(p);
   }
 }
 
@@ -249,7 +272,7 @@ bool streams_in_order() {
 // (streams_in_order): every KERNEL task in the listed order on stream 0, no events.
 void sink_tasks(const PlanDef& p, const std::vector<bool>& skipped, const std::vector<uint32_t>& context_of,
                 PlanInstance* inst) {
-  const bool in_order = p.stream_count > 1 && streams_in_order();
+  const bool in_order = p.stream_count > 1 && streams_in_order(p);
   inst->runner = std::make_unique<executor::StreamRunner>(in_order ? 1 : p.stream_count, in_order ? 0 : p.event_count);
   inst->plan_node.resize(inst->runner->stream_count());
   inst->plan_task.resize(inst->runner->stream_count());

@@ -239,17 +239,61 @@ def test_streams_in_order_on_the_executing_thread(tmp_path: Path, device: int,
         assert aclmdlUnload(concurrent_id) == ACL_SUCCESS
 
 
-@pytest.mark.parametrize(("threads", "setting", "in_order"),
-                         [("1", None, False), ("2", None, True), ("2", "auto", True), ("2", "concurrent", False),
-                          ("1", "in_order", True), ("2", "sideways", True)])
-def test_which_streams_run_follows_the_pool_and_the_setting(tmp_path: Path, threads: str, setting: str | None,
-                                                            in_order: bool) -> None:
-    """By default the streams run concurrently with one pool thread and in order with several; the setting overrides
-    that, and an unknown value is reported once and taken as auto."""
+def handed_over_chain(channels: int = 8, size: int = 12) -> onnx.ModelProto:
+    """A ShuffleNet-style stride-2 unit twice: x -> Conv -> Conv (the branch) beside x -> AveragePool (the
+    shortcut), joined by Concat([shortcut, branch]) -> Relu. Each Concat continues its first input's stream, so the
+    chain moves on to a new stream at every unit (streams.py: a node continues its first predecessor's stream)."""
+    rng = np.random.default_rng(4)
+    nodes, initializers, x, width = [], [], "x", channels
+    for unit in range(2):
+        w = rng.standard_normal((width, width, 3, 3)).astype(np.float32) * 0.2
+        initializers += [const(f"w{unit}a", w), const(f"w{unit}b", w[:, :, :1, :1].copy())]
+        nodes += [helper.make_node("Conv", [x, f"w{unit}a"], [f"a{unit}"], pads=[1, 1, 1, 1], strides=[2, 2]),
+                  helper.make_node("Conv", [f"a{unit}", f"w{unit}b"], [f"b{unit}"]),
+                  helper.make_node("AveragePool", [x], [f"s{unit}"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                   strides=[2, 2]),
+                  helper.make_node("Concat", [f"s{unit}", f"b{unit}"], [f"c{unit}"], axis=1),
+                  helper.make_node("Relu", [f"c{unit}"], [f"y{unit}"])]
+        x, width, size = f"y{unit}", 2 * width, size // 2
+    graph = helper.make_graph(nodes, "handed_over", [tensor("x", [1, channels, 12, 12])],
+                              [tensor(x, [1, width, size, size])], initializers)
+    return helper.make_model(graph, opset_imports=OPSET)
+
+
+def test_the_handed_over_chain_matches_onnxruntime(tmp_path: Path, device: int) -> None:
+    """The chain's streams run concurrently (the fixture's setting), each waiting for the one before it."""
+    model = handed_over_chain()
+    path = compile_model(model, tmp_path, "handed_over")
+    model_id = load(path)
+    try:
+        rng = np.random.default_rng(6)
+        for _ in range(3):
+            feeds = random_inputs(model, rng)
+            expected = reference(model, feeds)
+            got = execute_once(model_id, list(feeds.values()), expected)
+            np.testing.assert_allclose(got[0], expected[0], **TOLERANCE)
+    finally:
+        assert aclmdlUnload(model_id) == ACL_SUCCESS
+
+
+@pytest.mark.parametrize(("threads", "setting", "model", "in_order"),
+                         [("1", None, "branches", False), ("2", None, "branches", True),
+                          ("2", "auto", "branches", True), ("2", "concurrent", "branches", False),
+                          ("1", "in_order", "branches", True), ("2", "sideways", "branches", True),
+                          ("1", None, "handed_over", True), ("1", "concurrent", "handed_over", False)])
+def test_which_streams_run_follows_the_pool_the_plan_and_the_setting(tmp_path: Path, threads: str,
+                                                                     setting: str | None, model: str,
+                                                                     in_order: bool) -> None:
+    """By default the streams run concurrently with one pool thread when the side streams are branches of stream 0
+    (an inception block: stream 0 forks them and joins them), and in order with several pool threads or when the
+    graph's chain is handed from stream to stream; the setting overrides that, and an unknown value is reported
+    once and taken as auto."""
     from acl_helpers import run_python
 
-    path = compile_model(inception_block(), tmp_path, "branchy")
-    streams = om_reader.read_om(str(path)).plans[0]["stream_count"]
+    path = compile_model(inception_block() if model == "branches" else handed_over_chain(), tmp_path, model)
+    plan = om_reader.read_om(str(path)).plans[0]
+    streams = plan["stream_count"]
+    assert streams >= 3, streams
     code = f"""
         from pathlib import Path
         from ascendcl import aclInit, aclrtSetDevice, aclmdlLoadFromFile, aclmdlUnload
