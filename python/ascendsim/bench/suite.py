@@ -71,11 +71,13 @@ def header(found: dict[str, dict[str, Any]], machine_blas: dict[str, str] | None
                                                            if v.get("side_stream_nodes") else "")
             for k, v in facts.items()))
     if any(v.get("side_stream_nodes") for v in facts.values()):
-        # With one pool thread a model's streams run concurrently, as on the device: a 1-thread row is not one CPU
-        # throughout (with several they run in task order on the executing thread).
-        lines.append("with one pool thread a model's side streams run on threads of their own, concurrently with "
-                     "stream 0 (as on the device): while their nodes run, the 1-thread rows use more CPUs than one "
-                     "(up to one more per side stream); with several, the streams run in task order")
+        # With one pool thread a model's branches run concurrently, as on the device: a 1-thread row is not one CPU
+        # throughout (with several, or a chain handed between streams, they run in task order on the executing
+        # thread: docs/runtime.md).
+        lines.append("with one pool thread a model's side streams that branch off stream 0 run on threads of their "
+                     "own, concurrently with it (as on the device): while their nodes run, the 1-thread rows use more "
+                     "CPUs than one (up to one more per side stream); with several pool threads, or when the graph's "
+                     "chain moves from stream to stream, the streams run in task order")
     return lines
 
 
