@@ -17,9 +17,10 @@
 // pixels runs over the group's blocks while its inputs are in L1.
 //
 // Depthwise: per (image, block, band of rows), each output row's interior pixels (every tap inside x) as runs
-// of tiles, its border pixels one by one with their valid taps only (no frame: a depthwise conv reads each
-// input value about KH x KW times in all, a copy would cost as much again); a fused sum and its clamp follow
-// per row.
+// of tiles, its border pixels one by one with their valid taps only; a fused sum and its clamp follow per row.
+// Wide planes and small windows need no frame (a depthwise conv reads each input value only about KH x KW
+// times in all, so a copy would cost as much again); when a row's border pixels have 4 taps or more per column
+// of the row (5x5 on 14x14, 7x7 up to 56x56), x is framed as for a dense conv and every pixel is interior.
 //
 // Dense convs with many input channels sum them in passes of a few blocks (chunk_): a tile's window of one
 // pass's blocks stays in L1 while the weights stream by, and the partial sums wait in the output (in L1/L2
@@ -44,6 +45,8 @@ constexpr int64_t kBandBytes = int64_t{128} << 10;        // a band's inputs
 constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of the input blocks of one pass
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
 constexpr int64_t kMinJobsPerThread = 4;                  // jobs enough to even out the threads' shares
+// Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
+constexpr int64_t kFrameTapsPerColumn = 4;
 
 int64_t blocks_of(int64_t channels) { return (channels + kC0 - 1) / kC0; }
 
@@ -82,7 +85,7 @@ class BlockedConvKernel final : public Kernel {
     const float* sum = has_sum_ ? static_cast<const float*>(inputs[3]) : nullptr;
     auto* out = static_cast<float*>(outputs[0]);
     if (depthwise_) {
-      run_depthwise(x, sum, out);
+      run_depthwise(frame_ ? framed(x) : x, sum, out);
     } else {
       run_dense(frame_ ? framed(x) : x, sum, out);
     }
@@ -104,10 +107,7 @@ class BlockedConvKernel final : public Kernel {
   // The frame (when padded), the tap offsets, the groups of output blocks and the bands of output pixels.
   void plan_dense() {
     const ConvGeometry& g = g_;
-    frame_ = g.ph > 0 || g.pw > 0 || (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 > g.h + g.ph ||
-             (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 > g.w + g.pw;
-    hp_ = frame_ ? std::max(g.h + g.ph, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1) : g.h;
-    wp_ = frame_ ? std::max(g.w + g.pw, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1) : g.w;
+    plan_frame(padded());
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) tap_offsets_.push_back((i * g.dh * wp_ + j * g.dw) * kC0);
     // Input blocks per pass over a band: a tile's window of them stays in L1 while the weights stream by.
@@ -124,6 +124,24 @@ class BlockedConvKernel final : public Kernel {
     while (band_ > pixels && g.n * groups_ * ((plane + band_ - 1) / band_) < want) band_ = (band_ / 2 + pixels - 1) / pixels * pixels;
     band_ = std::min(band_, (plane + pixels - 1) / pixels * pixels);
     bands_ = (plane + band_ - 1) / band_;
+  }
+
+  // Whether some tap of some output pixel falls outside x (in the pads, or past its end).
+  bool padded() const {
+    const ConvGeometry& g = g_;
+    return g.ph > 0 || g.pw > 0 || (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 > g.h + g.ph ||
+           (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 > g.w + g.pw;
+  }
+
+  // The extent of a zero-bordered frame of x: the leading pads, x, and whatever the last window reads past it.
+  int64_t frame_height() const { return std::max(g_.h + g_.ph, (g_.oh - 1) * g_.sh + (g_.kh - 1) * g_.dh + 1); }
+  int64_t frame_width() const { return std::max(g_.w + g_.pw, (g_.ow - 1) * g_.sw + (g_.kw - 1) * g_.dw + 1); }
+
+  // Whether x runs from a zero-bordered frame of hp_ x wp_ per block, and its extent.
+  void plan_frame(bool frame) {
+    frame_ = frame;
+    hp_ = frame_ ? frame_height() : g_.h;
+    wp_ = frame_ ? frame_width() : g_.w;
   }
 
   // x in a zero-bordered frame of hp_ x wp_ per block (the caller's scratch).
@@ -201,6 +219,13 @@ class BlockedConvKernel final : public Kernel {
     inner_lo_ = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
     const int64_t last = g.w - 1 - (g.kw - 1) * g.dw + g.pw;
     inner_hi_ = last < 0 ? inner_lo_ : std::clamp(last / g.sw + 1, inner_lo_, g.ow);
+    // A border pixel runs alone with its valid taps (a tile of one: a weight load per multiply-add, and the tap
+    // list rebuilt), which on narrow planes with wide windows costs more than a pass copying x into a
+    // zero-bordered frame, where every pixel is interior. Measured (Zen 3, AVX2, one thread): the frame won
+    // 20-47 % for 5x5 on 14x14 and 7x7 on 7x7 to 28x28 (5.6 to 23 border taps per frame column) and lost
+    // 15-50 % for 3x3 on 14x14 (1.1).
+    plan_frame(padded() && (g.ow - (inner_hi_ - inner_lo_)) * taps_ >= kFrameTapsPerColumn * frame_width());
+    if (frame_) inner_lo_ = 0, inner_hi_ = g.ow;
   }
 
   void run_depthwise(const float* x, const float* sum, float* out) const {
@@ -213,7 +238,7 @@ class BlockedConvKernel final : public Kernel {
       for (int64_t j = j0; j < j1; ++j) {
         const int64_t plane_index = j / bands, r0 = j % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
         const int64_t block = plane_index % c1_;
-        const float* plane = x + plane_index * g.h * g.w * kC0;
+        const float* plane = x + plane_index * hp_ * wp_ * kC0;
         float* dst = out + plane_index * g.oh * g.ow * kC0;
         BlockedDepthwiseArgs a{};
         a.weights = packed_.data() + block * taps_ * kC0;
@@ -223,18 +248,19 @@ class BlockedConvKernel final : public Kernel {
         a.bias = bias_.data() + block * kC0;
         a.lo = sum != nullptr ? -__builtin_inff() : lo_;  // with a sum, the clamp follows it (finish)
         a.hi = sum != nullptr ? __builtin_inff() : hi_;
+        const int64_t ph = frame_ ? 0 : g.ph, pw = frame_ ? 0 : g.pw;  // the frame holds the pads
         for (int64_t oh = r0; oh < r1; ++oh) {
-          const int64_t y0 = oh * g.sh - g.ph;
+          const int64_t y0 = oh * g.sh - ph;
           auto row_taps = [&](int64_t ow, bool all_columns) {  // the valid taps of pixel (oh, ow), from plane
             a.tap_count = 0;
-            const int64_t x0 = ow * g.sw - g.pw;
+            const int64_t x0 = ow * g.sw - pw;
             for (int64_t i = 0; i < g.kh; ++i) {
               const int64_t y = y0 + i * g.dh;
-              if (y < 0 || y >= g.h) continue;
+              if (y < 0 || y >= hp_) continue;
               for (int64_t k = 0; k < g.kw; ++k) {
                 const int64_t xx = x0 + k * g.dw;
-                if (!all_columns && (xx < 0 || xx >= g.w)) continue;
-                taps[a.tap_count] = (y * g.w + xx) * kC0;
+                if (!all_columns && (xx < 0 || xx >= wp_)) continue;
+                taps[a.tap_count] = (y * wp_ + xx) * kC0;
                 weight_taps[a.tap_count++] = (i * g.kw + k) * kC0;
               }
             }
@@ -274,7 +300,8 @@ class BlockedConvKernel final : public Kernel {
   bool round_ = false, has_sum_ = false, depthwise_ = false, clamps_ = false, frame_ = false;
   float lo_ = 0, hi_ = 0;
   int64_t c1_ = 0, m1_ = 0, taps_ = 0, block_floats_ = 0;
-  int64_t hp_ = 0, wp_ = 0, group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
+  int64_t hp_ = 0, wp_ = 0;  // x's extent per block: its own, or the frame's
+  int64_t group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
   int64_t inner_lo_ = 0, inner_hi_ = 0;                                      // depthwise: interior columns
   std::vector<float> packed_, bias_;
   std::vector<int64_t> tap_offsets_;
