@@ -72,16 +72,16 @@ def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: 
     _check(_blocked_conv(driver, tmp_path, x, w, b, attrs=attrs), ort_conv(x, w, b, **attrs))
 
 
-@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize(("depthwise", "window"), [(False, 3), (True, 3), (True, 7)])  # 7x7 on 6x6: framed
 @pytest.mark.parametrize("activation", ["Relu", "Clip", "Sigmoid", "HardSwish", "LeakyRelu", None])
-def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, depthwise: bool,
+def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, depthwise: bool, window: int,
                                                activation: str | None) -> None:
     channels = 24  # a part-filled block: Sigmoid(0) = 0.5 and Clip(1, 3)(0) = 1 must not reach its lanes
     x = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
-    w = RNG.standard_normal((channels, 1 if depthwise else channels, 3, 3)).astype(np.float32)
+    w = RNG.standard_normal((channels, 1 if depthwise else channels, window, window)).astype(np.float32)
     b = RNG.standard_normal(channels).astype(np.float32)
     total = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
-    attrs: dict = {"pads": [1, 1, 1, 1], "group": channels if depthwise else 1}
+    attrs: dict = {"pads": [window // 2] * 4, "group": channels if depthwise else 1}
     y = ort_conv(x, w, b, **attrs).astype(np.float64) + total
     extra: dict = {}
     if activation is not None:
