@@ -1,9 +1,9 @@
 // The fused activation epilogue: the compiler folds an activation that follows a Conv, ConvTranspose, Gemm,
 // MatMul or BatchNormalization into the node's `activation`, `activation_alpha` and `activation_beta`
-// attributes, and the kernel applies it to its output while the values are hot. A clamp (none, Relu, Clip) is folded into the kernels'
-// store loops through activation_bounds; any other activation runs the elementwise kernels' unary loop
-// (simd/elementwise_loops.cpp) over the finished rows. Used by conv, conv_transpose, depthwise, matmul,
-// winograd and batch normalization.
+// attributes, and the kernel applies it to its output while the values are hot. A clamp (none, Relu, Clip) is
+// folded into the kernels' store loops through activation_bounds; any other activation runs the elementwise
+// kernels' unary loop (simd/elementwise_loops.cpp) over the finished rows. Used by conv, conv_transpose,
+// depthwise, matmul, winograd and batch normalization.
 #pragma once
 #include <cstdint>
 #include <string>
