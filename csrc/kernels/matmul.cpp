@@ -1,16 +1,16 @@
 // MatMul (numpy matmul: 1-D promotion, broadcast batch dims, optional fused bias and activation) and Gemm
 // (alpha, beta, transA, transB, broadcast C, fused activation) on sgemm (gemm.h: OpenBLAS, threaded by the pool).
-// A MatMul whose B is a float32 constant without batch dims (a layer's weights) packs it once at build and
-// multiplies on PackedColumns, which adds a row bias and clamps a Relu/Clip as it writes, where that path is
-// the faster one (product_path.h): OpenBLAS would pack the weights again on every call (measured ~15% slower
-// on a BERT encoder with AVX-512).
+// A MatMul whose B is a float32 constant without batch dims (a layer's weights), and a Gemm whose B is one (with
+// A not transposed), pack it once at build (a Gemm's as alpha * op(B)) and multiply on PackedColumns, which adds
+// a row bias and clamps a Relu/Clip as it writes, where that path is the faster one (product_path.h): OpenBLAS
+// would pack the weights again on every call (measured ~15% slower on a BERT encoder with AVX-512).
 //
 // Float16 storage is widened to float32 (scratch) and computed in float32; ROUND_INPUTS_FP16 rounds float32
 // inputs to float16 values first (cube-unit semantics: fp16 operands, fp32 accumulation). A MatMul whose
 // B has no batch dims and whose A is contiguous runs as one (batch*M) x K x N gemm; otherwise one gemm per
 // broadcast batch index.
 #include <algorithm>
-#include <limits>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -40,6 +40,39 @@ void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float
     }
   }
 }
+
+// A constant right-hand operand B (k x n, row-major) packed for our column tiles, kept where that path beats
+// OpenBLAS at the product's rows (product_path.h), with the part of the epilogue it applies as C is written: a
+// bias per column and the clamp of a Relu/Clip, when the node has a row bias and no other activation.
+class PackedRight {
+ public:
+  PackedRight(const float* w, int64_t rows, int64_t k, int64_t n, bool row_bias, const Activation& act) : k_(k), n_(n) {
+    columns_ = std::make_unique<PackedColumns>(w, k, n, n);
+    ScratchProduct scratch(rows * k, rows * n);  // A and C for the timing
+    const ProductPath path = choose_product_path(
+        false, rows, k, n, [&] { columns_->multiply(scratch.in(), k, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n); },
+        [&] { sgemm(false, false, rows, n, k, 1.0f, scratch.in(), k, w, n, 0.0f, scratch.out(), n); });
+    if (path == ProductPath::kLibrary) columns_.reset();
+    epilogue_ = row_bias && activation_bounds(act, &lo_, &hi_);
+  }
+  bool packed() const { return columns_ != nullptr; }
+  // Whether multiply() adds the row bias and applies the activation.
+  bool takes_epilogue() const { return epilogue_; }
+  // C (rows x n) = A (rows x k, contiguous) * B, then the epilogue when it takes it.
+  void multiply(const float* a, int64_t rows, const float* bias, float* c) const {
+    if (epilogue_) {
+      columns_->multiply(a, k_, rows, bias, lo_, hi_, c, n_);
+    } else {
+      columns_->multiply(a, k_, rows, nullptr, -INFINITY, INFINITY, c, n_);
+    }
+  }
+
+ private:
+  int64_t k_, n_;
+  std::unique_ptr<PackedColumns> columns_;  // null: OpenBLAS is the faster path
+  bool epilogue_ = false;
+  float lo_ = 0, hi_ = 0;
+};
 
 class MatMulKernel final : public Kernel {
  public:
@@ -71,24 +104,10 @@ class MatMulKernel final : public Kernel {
     const float* w = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), b_.numel(), round_, &rounded_b_)
                                    : nullptr;
     if (w != nullptr && fold_ && bd.size() == 2 && k_ > 0 && n_ > 1) {
-      packed_b_ = std::make_unique<PackedColumns>(w, k_, n_, n_);
-      const int64_t rows = batches_ * m_;
-      ScratchProduct scratch(rows * k_, rows * n_);  // A and C for the timing
-      const ProductPath path = choose_product_path(
-          false, rows, k_, n_,
-          [&] { packed_b_->multiply(scratch.in(), k_, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n_); },
-          [&] { sgemm(false, false, rows, n_, k_, 1.0f, scratch.in(), k_, w, n_, 0.0f, scratch.out(), n_); });
-      if (path == ProductPath::kLibrary) packed_b_.reset();
+      packed_b_.emplace(w, batches_ * m_, k_, n_, row_bias_, act_);
+      if (!packed_b_->packed()) packed_b_.reset();
     }
     if (packed_b_) rounded_b_ = {};  // the packed copy is all the product reads
-    if (packed_b_) {
-      float lo = 0, hi = 0;
-      packed_epilogue_ = row_bias_ && activation_bounds(act_, &lo, &hi);
-      if (packed_epilogue_) {
-        lo_ = lo;
-        hi_ = hi;
-      }
-    }
   }
 
   std::string path() const override { return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary); }
@@ -103,7 +122,7 @@ class MatMulKernel final : public Kernel {
       if (k_ == 0) {
         std::fill(out, out + total, 0.0f);
       } else if (packed_b_) {  // with a row bias and a Relu/Clip (or none), the whole epilogue as C is written
-        packed_b_->multiply(a, k_, batches_ * m_, packed_epilogue_ ? bias : nullptr, lo_, hi_, out, n_);
+        packed_b_->multiply(a, batches_ * m_, bias, out);
       } else if (fold_) {
         gemm(a, b, out, batches_ * m_);
       } else {
@@ -113,7 +132,7 @@ class MatMulKernel final : public Kernel {
         }
       }
       if (bias != nullptr && !row_bias_) add_broadcast(out, full_out_, bias, bias_.dims);
-      if (!packed_epilogue_ && (row_bias_ || act_.op >= 0)) {
+      if (!(packed_b_ && packed_b_->takes_epilogue()) && (row_bias_ || act_.op >= 0)) {
         // The epilogue row by row over the pool: bias vector and activation while the row is in cache.
         const float* row_bias = row_bias_ ? bias : nullptr;
         parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
@@ -145,9 +164,7 @@ class MatMulKernel final : public Kernel {
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
   BroadcastPlan plan_;
-  std::unique_ptr<PackedColumns> packed_b_;  // B, when it is a float32 constant without batch dims
-  bool packed_epilogue_ = false;  // packed_b_ adds the row bias and clamps to [lo_, hi_] (the activation)
-  float lo_ = -std::numeric_limits<float>::infinity(), hi_ = std::numeric_limits<float>::infinity();
+  std::optional<PackedRight> packed_b_;  // B, when it is a float32 constant without batch dims
 };
 
 // What MatMul and Gemm cannot take: fewer than two operands, a non-float operand or output (empty: fine).
@@ -203,15 +220,60 @@ class GemmKernel final : public Kernel {
       has_c_ = true;
       c_ = spec.inputs[2];
     }
-    if (spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && b_.dtype == ACL_FLOAT)
-      rounded_constant(static_cast<const float*>(spec.constant_data[1]), b_.numel(), round_, &rounded_b_);
+    if (spec.constant_data.size() > 1 && spec.constant_data[1] != nullptr && b_.dtype == ACL_FLOAT) {
+      const float* w = rounded_constant(static_cast<const float*>(spec.constant_data[1]), b_.numel(), round_, &rounded_b_);
+      // Packed as alpha * op(B) when C is nothing to the product (absent, or beta 0) or a bias per column.
+      const bool row_c = has_c_ && c_.numel() == n_ && !c_.dims.empty() && c_.dims.back() == n_;
+      if (!ta_ && k_ > 0 && n_ > 1 && (!has_c_ || beta_ == 0.0f || row_c)) {
+        std::vector<float> op_b(static_cast<size_t>(k_ * n_));
+        for (int64_t kk = 0; kk < k_; ++kk)
+          for (int64_t j = 0; j < n_; ++j) op_b[static_cast<size_t>(kk * n_ + j)] = alpha_ * (tb_ ? w[j * k_ + kk] : w[kk * n_ + j]);
+        packed_b_.emplace(op_b.data(), m_, k_, n_, has_c_ && beta_ != 0.0f, act_);
+        if (packed_b_->packed()) {
+          rounded_b_ = {};  // the packed copy is all the product reads
+        } else {
+          packed_b_.reset();
+        }
+      }
+    }
   }
+
+  std::string path() const override { return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary); }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);
-    const float* b = !rounded_b_.empty() ? rounded_b_.data() : float_input(b_, inputs[1], round_, 2);
-    int64_t total = m_ * n_;
+    const int64_t total = m_ * n_;
     float* out = out_.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(total));
+    if (packed_b_) {
+      run_packed(a, inputs[2], out);
+    } else {
+      run_library(a, inputs, out);
+    }
+    if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
+  }
+
+ private:
+  // C = A * alpha op(B) on the packed columns, + beta * C's row, then the activation.
+  void run_packed(const float* a, const void* c_input, float* out) const {
+    const float* row = nullptr;
+    if (has_c_ && beta_ != 0.0f) {
+      row = float_input(c_, c_input, false, 4);
+      if (beta_ != 1.0f) {
+        float* scaled = scratch_floats(5, static_cast<size_t>(n_));
+        for (int64_t j = 0; j < n_; ++j) scaled[j] = beta_ * row[j];
+        row = scaled;
+      }
+    }
+    packed_b_->multiply(a, m_, row, out);
+    if (packed_b_->takes_epilogue()) return;
+    if (row != nullptr)
+      for (int64_t r = 0; r < m_; ++r) row_loops().add(out + r * n_, row, n_);
+    apply_activation(act_, out, m_ * n_);
+  }
+
+  void run_library(const float* a, const void* const* inputs, float* out) const {
+    const float* b = !rounded_b_.empty() ? rounded_b_.data() : float_input(b_, inputs[1], round_, 2);
+    const int64_t total = m_ * n_;
     float beta = 0.0f;
     if (has_c_ && beta_ != 0.0f) {
       const float* c = float_input(c_, inputs[2], false, 4);
@@ -227,16 +289,15 @@ class GemmKernel final : public Kernel {
       std::fill(out, out + total, 0.0f);
     }
     apply_activation(act_, out, total);
-    if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
   }
 
- private:
   TensorDesc a_, b_, out_, c_;
   Activation act_;
   int64_t m_, n_, k_;
   float alpha_ = 1, beta_ = 1;
   bool ta_ = false, tb_ = false, round_ = false, has_c_ = false;
   std::vector<float> rounded_b_;  // constant weights rounded to float16 values once (ROUND_INPUTS_FP16)
+  std::optional<PackedRight> packed_b_;  // alpha * op(B), when B is a float32 constant and A is not transposed
 };
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {

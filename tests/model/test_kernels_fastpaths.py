@@ -314,6 +314,32 @@ def test_matmul_packed_weights(driver: Driver, tmp_path: Path, threads: str, cas
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+PACKED_GEMMS = [  # Gemm with B a float32 constant and A not transposed: alpha * op(B) packed at build
+    {"a": (33, 40), "b": (40, 37), "c": (37,), "act": "Relu"},                          # bias and clamp as C is written
+    {"a": (7, 300), "b": (129, 300), "tb": 1, "c": (1, 129), "beta": 0.5, "act": "Clip"},  # op(B) = B^T, C scaled
+    {"a": (4, 9), "b": (6, 9), "tb": 1, "alpha": 0.5, "beta": 2.0, "c": (6,), "act": "HardSwish"},  # epilogue after
+    {"a": (9, 20), "b": (20, 6), "c": (9, 6), "beta": 0.0, "act": None},                 # beta 0: C is not read
+    {"a": (5, 24), "b": (24, 16), "c": (5, 1), "act": None},                             # a column C: OpenBLAS
+    {"a": (24, 5), "b": (24, 16), "ta": 1, "c": (16,), "act": "Relu"},                   # A transposed: OpenBLAS
+]
+
+
+@pytest.mark.parametrize("case", range(len(PACKED_GEMMS)))
+def test_gemm_packed_weights(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
+    spec = PACKED_GEMMS[case]
+    a, b, c = normal(spec["a"]), normal(spec["b"]), normal(spec["c"])
+    ta, tb, alpha, beta = spec.get("ta", 0), spec.get("tb", 0), spec.get("alpha", 1.0), spec.get("beta", 1.0)
+    if beta == 0.0:
+        c[0] = np.nan  # C is then not an input of the product: a NaN in it is ignored
+    want = alpha * ((a.T if ta else a) @ (b.T if tb else b)) + (0.0 if beta == 0.0 else beta * c)
+    act = spec["act"]
+    want = EPILOGUES[act](want)
+    got = run_kernel(driver, tmp_path, "Gemm", [a, b, c], [(np.float32, want.shape)],
+                     attrs={"alpha": alpha, "beta": beta, "transA": ta, "transB": tb, **epilogue_attrs(act)},
+                     constant=(1,))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant float32 weights: F(2x2, 3x3)
     {"x": (1, 16, 8, 8), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1]},                         # one tile row block
     {"x": (2, 19, 7, 9), "w": (21, 19, 3, 3), "pads": [1, 1, 1, 1], "bias": False},          # odd sizes, 2 images
