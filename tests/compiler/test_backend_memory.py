@@ -60,6 +60,16 @@ def test_in_place_and_views() -> None:
     assert plain.arena_size == 2 * plan.arena_size
 
 
+def test_row_normalisations_in_place() -> None:
+    """Softmax and LayerNormalization read each row before writing it: their output overwrites their input."""
+    g = chain(["MatMul", "Softmax", "LayerNormalization", "LogSoftmax"])
+    streams = assign_streams(g)
+    plan = plan_memory(g, streams)
+    check_plan(g, streams, plan)
+    names = [n.outputs[0].name for n in g.nodes]
+    assert plan.inplace == {names[1]: names[0], names[2]: names[1], names[3]: names[2]}
+
+
 def test_cross_stream_reuse_needs_an_event() -> None:
     """Two independent branches on two streams: their tensors may not share memory (no event orders them);
     on one stream they can."""

@@ -4,15 +4,23 @@ size belonged."""
 
 from __future__ import annotations
 
+import pytest
+
 import ascendsim
+from ascendsim.compiler import memory
 from ascendsim.models import vit_b16
 
 
-def test_vit_layer_single_stream_reaches_the_lower_bound() -> None:
-    result = ascendsim.compile(vit_b16(layers=1), None, soc_version="Ascend910B1", single_stream=True)
-    plan = result.plans[0].memory
-    assert plan.arena_size <= 1.1 * plan.lower_bound, plan.strategies
-    assert plan.strategies["greedy-by-size-best-fit"] > plan.arena_size  # the new order is what did it
+def test_vit_layer_single_stream_reaches_the_lower_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the Softmax written beside its input, the size-then-longest-lifetime order reaches the lower bound (was
+    1.12x). In place (the default) their buffers merge: the arena is smaller still (4.84 against 4.94 MB) and the
+    bound drops further (4.28 MB, the bytes live at the Softmax, which no order tried reaches)."""
+    plan_of = ascendsim.compile(vit_b16(layers=1), None, soc_version="Ascend910B1", single_stream=True).plans[0]
+    monkeypatch.setattr(memory, "INPLACE_OPS", memory.INPLACE_OPS - {"Softmax", "LogSoftmax", "LayerNormalization"})
+    apart = memory.plan_memory(plan_of.graph, plan_of.streams)
+    assert apart.arena_size <= 1.1 * apart.lower_bound, apart.strategies
+    assert apart.strategies["greedy-by-size-best-fit"] > apart.arena_size  # the new order is what did it
+    assert plan_of.memory.arena_size < apart.arena_size
 
 
 def test_lower_bound_counts_concurrent_branches() -> None:

@@ -82,10 +82,12 @@ def test_global_pool(driver: Driver, tmp_path: Path, op: str, dtype: str) -> Non
 
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 @pytest.mark.parametrize("axis", [-1, 1, 0])
-def test_softmax(driver: Driver, tmp_path: Path, op: str, axis: int) -> None:
-    x = RNG.standard_normal((3, 7, 5)).astype(np.float32) * 5
+@pytest.mark.parametrize("inplace", [False, True])  # the memory planner may write the output over the input
+def test_softmax(driver: Driver, tmp_path: Path, op: str, axis: int, inplace: bool) -> None:
+    x = RNG.standard_normal((3, 7, 37)).astype(np.float32) * 5  # rows of whole vectors and a partial one
     want = ort_run(op, [x], axis=axis)[0]
-    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"axis": axis})[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"axis": axis},
+                     inplace=(0, 0) if inplace else None)[0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
@@ -132,6 +134,17 @@ def test_layernorm(driver: Driver, tmp_path: Path, axis: int, with_bias: bool) -
                      [(np.float32, w.shape) for w in want], attrs={"axis": axis, "epsilon": 1e-5})
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layernorm_in_place(driver: Driver, tmp_path: Path, axis: int) -> None:
+    x = RNG.standard_normal((3, 5, 37)).astype(np.float32) * 3 + 1
+    scale = RNG.standard_normal(x.shape[axis:]).astype(np.float32)
+    bias = RNG.standard_normal(x.shape[axis:]).astype(np.float32)
+    want = ort_run("LayerNormalization", [x, scale, bias], axis=axis, epsilon=1e-5)[0]
+    got = run_kernel(driver, tmp_path, "LayerNormalization", [x, scale, bias], [(np.float32, x.shape)],
+                     attrs={"axis": axis, "epsilon": 1e-5}, inplace=(0, 0))[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def test_instancenorm(driver: Driver, tmp_path: Path) -> None:
