@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="compile the embedded default model with atc, run it through pyACL, "
                                             "print top-5, latency and whether it matches the reference")
     demo.add_argument("--image", type=int, default=224, help="input image size (default 224)")
-    demo.add_argument("--repeats", type=int, default=20)
+    demo.add_argument("--repeats", type=int, default=100, help="timed executions on each side (default 100)")
     runtime = commands.add_parser("runtime-demo", help="copies, events and callbacks on the emulated device")
     runtime.add_argument("--device", type=int, default=0)
     runtime.add_argument("--megabytes", type=int, default=64)
