@@ -321,6 +321,7 @@ PACKED_GEMMS = [  # Gemm with B a float32 constant and A not transposed: alpha *
     {"a": (9, 20), "b": (20, 6), "c": (9, 6), "beta": 0.0, "act": None},                 # beta 0: C is not read
     {"a": (5, 24), "b": (24, 16), "c": (5, 1), "act": None},                             # a column C: OpenBLAS
     {"a": (24, 5), "b": (24, 16), "ta": 1, "c": (16,), "act": "Relu"},                   # A transposed: OpenBLAS
+    {"a": (1, 64), "b": (10, 64), "tb": 1, "c": (10,), "act": "Relu"},                   # one row: sgemv
 ]
 
 
