@@ -56,26 +56,36 @@ class PackedRight {
         false, rows, k, n, [&] { columns_->multiply(scratch.in(), k, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n); },
         [&] { sgemm(false, false, rows, n, k, 1.0f, scratch.in(), k, w, n, 0.0f, scratch.out(), n); });
     if (path == ProductPath::kLibrary) columns_.reset();
-    epilogue_ = row_bias && activation_bounds(act, &lo_, &hi_);
+    float lo = 0, hi = 0;
+    epilogue_ = row_bias && activation_bounds(act, &lo, &hi);
+    if (epilogue_) lo_ = lo, hi_ = hi;
   }
   bool packed() const { return columns_ != nullptr; }
   // Whether multiply() adds the row bias and applies the activation.
   bool takes_epilogue() const { return epilogue_; }
   // C (rows x n) = A (rows x k, contiguous) * B, then the epilogue when it takes it.
   void multiply(const float* a, int64_t rows, const float* bias, float* c) const {
-    if (epilogue_) {
-      columns_->multiply(a, k_, rows, bias, lo_, hi_, c, n_);
-    } else {
-      columns_->multiply(a, k_, rows, nullptr, -INFINITY, INFINITY, c, n_);
-    }
+    columns_->multiply(a, k_, rows, epilogue_ ? bias : nullptr, lo_, hi_, c, n_);
   }
 
  private:
   int64_t k_, n_;
   std::unique_ptr<PackedColumns> columns_;  // null: OpenBLAS is the faster path
   bool epilogue_ = false;
-  float lo_ = 0, hi_ = 0;
+  float lo_ = -INFINITY, hi_ = INFINITY;  // the clamp when epilogue_, else none
 };
+
+// The epilogue a product's path left undone, row by row over the pool while each row is in cache: + row_bias
+// (n values; may be null), then the activation.
+void finish_rows(float* out, int64_t rows, int64_t n, const float* row_bias, const Activation& act) {
+  parallel_for(rows, std::max<int64_t>(1, 16384 / n), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* row = out + r * n;
+      if (row_bias != nullptr) row_loops().add(row, row_bias, n);
+      apply_activation(act, row, n);
+    }
+  });
+}
 
 class MatMulKernel final : public Kernel {
  public:
@@ -135,17 +145,8 @@ class MatMulKernel final : public Kernel {
         }
       }
       if (bias != nullptr && !row_bias_) add_broadcast(out, full_out_, bias, bias_.dims);
-      if (!(packed_b_ && packed_b_->takes_epilogue()) && (row_bias_ || act_.op >= 0)) {
-        // The epilogue row by row over the pool: bias vector and activation while the row is in cache.
-        const float* row_bias = row_bias_ ? bias : nullptr;
-        parallel_for(total / n_, std::max<int64_t>(1, 16384 / n_), [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
-            float* row = out + r * n_;
-            if (row_bias != nullptr) row_loops().add(row, row_bias, n_);
-            apply_activation(act_, row, n_);
-          }
-        });
-      }
+      if (!(packed_b_ && packed_b_->takes_epilogue()) && (row_bias_ || act_.op >= 0))
+        finish_rows(out, total / n_, n_, row_bias_ ? bias : nullptr, act_);
     }
     if (out_.dtype != ACL_FLOAT) store_float(out_.dtype, out, total, outputs[0], 0);
   }
@@ -268,10 +269,7 @@ class GemmKernel final : public Kernel {
       }
     }
     packed_b_->multiply(a, m_, row, out);
-    if (packed_b_->takes_epilogue()) return;
-    if (row != nullptr)
-      for (int64_t r = 0; r < m_; ++r) row_loops().add(out + r * n_, row, n_);
-    apply_activation(act_, out, m_ * n_);
+    if (!packed_b_->takes_epilogue()) finish_rows(out, m_, n_, row, act_);
   }
 
   void run_library(const float* a, const void* const* inputs, float* out) const {
