@@ -76,7 +76,8 @@ class BlockedConvKernel final : public Kernel {
   }
 
   std::string path() const override {
-    return std::string(depthwise_ ? "NC1HWC0 depthwise, " : "NC1HWC0 direct, ") + tiles_.shape +
+    const std::string tile = depthwise_ ? "" : "tile " + std::to_string(tile_pixels_) + " x " + std::to_string(tile_blocks_ * kC0) + " of ";
+    return std::string(depthwise_ ? "NC1HWC0 depthwise, " : "NC1HWC0 direct, ") + tile + tiles_.shape +
            (frame_ ? ", zero-bordered frame" : "");
   }
 
@@ -111,12 +112,15 @@ class BlockedConvKernel final : public Kernel {
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) tap_offsets_.push_back((i * g.dh * wp_ + j * g.dw) * kC0);
     // Input blocks per pass over a band: a tile's window of them stays in L1 while the weights stream by.
-    const int64_t window_bytes = g.kh * ((tiles_.pixels - 1) * g.sw + (g.kw - 1) * g.dw + 1) * kC0 * static_cast<int64_t>(sizeof(float));
+    tile_blocks_ = std::min(tiles_.blocks, m1_);
+    tile_pixels_ = tiles_.pixels[tile_blocks_];
+    const int64_t window_bytes = g.kh * ((tile_pixels_ - 1) * g.sw + (g.kw - 1) * g.dw + 1) * kC0 * static_cast<int64_t>(sizeof(float));
     chunk_ = std::clamp<int64_t>(kTileInputBytes / window_bytes, 1, c1_);
     const int64_t block_bytes = block_floats_ * static_cast<int64_t>(sizeof(float));
-    group_ = std::clamp<int64_t>(kWeightGroupBytes / block_bytes, 1, m1_);
+    // (whole tiles of blocks: a group of 3 with tiles of 2 would run a third of its sums in tiles of 1)
+    group_ = std::min(m1_, std::max<int64_t>(1, kWeightGroupBytes / block_bytes / tile_blocks_) * tile_blocks_);
     groups_ = (m1_ + group_ - 1) / group_;
-    const int64_t plane = g.oh * g.ow, pixels = tiles_.pixels;
+    const int64_t plane = g.oh * g.ow, pixels = tile_pixels_;
     const int64_t pixel_bytes = c1_ * kC0 * static_cast<int64_t>(sizeof(float)) * g.kh;
     band_ = std::max<int64_t>(pixels, kBandBytes / pixel_bytes / pixels * pixels);
     // Enough jobs for the threads: narrower bands, down to one tile.
@@ -124,6 +128,7 @@ class BlockedConvKernel final : public Kernel {
     while (band_ > pixels && g.n * groups_ * ((plane + band_ - 1) / band_) < want) band_ = (band_ / 2 + pixels - 1) / pixels * pixels;
     band_ = std::min(band_, (plane + pixels - 1) / pixels * pixels);
     bands_ = (plane + band_ - 1) / band_;
+    band_ = (plane + bands_ - 1) / bands_;  // bands of equal size (49 pixels: 17, 17, 15, not 24, 24 and 1)
   }
 
   // Whether some tap of some output pixel falls outside x (in the pads, or past its end).
@@ -188,19 +193,25 @@ class BlockedConvKernel final : public Kernel {
           base.origin_offset = k0 * in_plane;
           base.accumulate = k0 > 0;
           base.last = k0 + chunk_ >= c1_;
-          for (int64_t p0 = p_begin; p0 < p_end; p0 += tiles_.pixels) {
-            const int64_t count = std::min(tiles_.pixels, p_end - p0);
+          // The band's pixels in tiles of equal size (49 pixels: 10, 10, 10, 10, 9, not 12 x 4 and a tile of
+          // one that streams the group's weights for a single pixel); origins advance pixel by pixel, without
+          // a division each (as costly as the sums of a tile when the conv is shallow).
+          const int64_t tiles = (p_end - p_begin + tile_pixels_ - 1) / tile_pixels_;
+          const int64_t step = (p_end - p_begin + tiles - 1) / tiles;
+          int64_t oh = p_begin / g.ow, ow = p_begin % g.ow;
+          for (int64_t p0 = p_begin; p0 < p_end; p0 += step) {
+            const int64_t count = std::min(step, p_end - p0);
             for (int64_t q = 0; q < count; ++q) {
-              const int64_t oh = (p0 + q) / g.ow, ow = (p0 + q) % g.ow;
               origins[q] = image + (oh * g.sh * wp_ + ow * g.sw) * kC0;
+              if (++ow == g.ow) ow = 0, ++oh;
             }
-            for (int64_t ob = ob0; ob < ob1; ob += tiles_.blocks) {
+            for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
               BlockedConvArgs a = base;
               a.weights = packed_.data() + ob * block_floats_ + k0 * taps_ * kC0 * kC0;
               a.bias = bias_.data() + ob * kC0;
               const int64_t at = ((n * m1_ + ob) * plane + p0) * kC0;
               a.sum = sum != nullptr ? sum + at : nullptr;
-              tiles_.conv(a, origins, count, std::min(tiles_.blocks, ob1 - ob), out + at);
+              tiles_.conv(a, origins, count, std::min(tile_blocks_, ob1 - ob), out + at);
             }
           }
         }
@@ -302,6 +313,7 @@ class BlockedConvKernel final : public Kernel {
   int64_t c1_ = 0, m1_ = 0, taps_ = 0, block_floats_ = 0;
   int64_t hp_ = 0, wp_ = 0;  // x's extent per block: its own, or the frame's
   int64_t group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
+  int64_t tile_blocks_ = 1, tile_pixels_ = 1;                           // dense: the tile the conv runs
   int64_t inner_lo_ = 0, inner_hi_ = 0;                                      // depthwise: interior columns
   std::vector<float> packed_, bias_;
   std::vector<int64_t> tap_offsets_;

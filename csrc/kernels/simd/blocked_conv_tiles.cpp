@@ -1,15 +1,17 @@
 // Register tiles of the NC1HWC0 convolutions (see blocked_conv_tiles.h; blocked_conv.cpp packs the weights and
 // shares the work out).
 //
-// Dense conv: a tile is kPixels output pixels by kBlocks output blocks of 16 channels, its accumulators held in
-// registers over the whole sum (every input block, every tap, the 16 channels of a block). Per input channel,
-// kBlocks x kU vectors of weights (16 output channels each) and kPixels broadcasts of the pixels' inputs, each
-// broadcast used by every weight vector. The pixels of a tile need not be neighbours (each has its own origin),
-// so a tile runs across output rows and a 7x7 plane fills its tiles as well as a 56x56 one. AVX-512: 12 pixels
-// x 32 channels in 24 of its 32 registers; AVX2: 6 x 16 in 12 of 16; NEON: 5 x 16 in 20 of 32; SSE2: 2 x 16.
+// Dense conv: a tile is some output pixels by up to kBlocks output blocks of 16 channels, its accumulators held
+// in registers over the whole sum (every input block, every tap, the 16 channels of a block). Per input channel,
+// blocks x kU vectors of weights (16 output channels each) and one broadcast of each pixel's input, used by every
+// weight vector. The pixels of a tile need not be neighbours (each has its own origin), so a tile runs across
+// output rows and a 7x7 plane fills its tiles as well as a 56x56 one. AVX-512 takes up to 4 blocks, and fewer
+// pixels the more blocks (kPixelsFor: 12 x 16 or 32 channels, 8 x 48, 6 x 64, 24 accumulators of its 32
+// registers at 2 blocks or more): a broadcast feeds one multiply-add per block, so 4 blocks need a third of the
+// broadcasts per multiply-add that 2 did (MobileNetV2's 320 -> 1280 1x1 on 7x7, Zen 5: 204-210 -> 178-180 us,
+// onnxruntime's 6 x 64 tile 176 us), while a layer of one or two blocks keeps 12 pixels. AVX2: 6 x 16 in 12 of
+// its 16 registers; NEON: 5 x 16 in 20 of 32; SSE2: 2 x 16.
 //
-// Depthwise: per block, kDepthwisePixels adjacent output pixels by 16 channels; per tap, the tap's weights (kU vectors)
-// and one input line per pixel.
 #include "kernels/simd/blocked_conv_tiles.h"
 
 #include "kernels/simd/simd.h"
@@ -18,33 +20,46 @@ namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
 
 #if defined(__AVX512F__)
-constexpr int kPixels = 12, kBlocks = 2;
-#define ASCENDSIM_BLOCKED_SHAPE "12 pixels x 32 channels (AVX-512)"
+constexpr int kBlocks = 4;
+constexpr int kPixelsFor[kMaxTileBlocks + 1] = {0, 12, 12, 8, 6};  // by the tile's blocks
+#define ASCENDSIM_BLOCKED_SHAPE "12 pixels x 16-32 channels, 8 x 48, 6 x 64 (AVX-512)"
 #elif defined(__AVX2__) && defined(__FMA__)
-constexpr int kPixels = 6, kBlocks = 1;
+constexpr int kBlocks = 1;
+constexpr int kPixelsFor[kMaxTileBlocks + 1] = {0, 6};
 #define ASCENDSIM_BLOCKED_SHAPE "6 pixels x 16 channels (AVX2)"
 #elif defined(__aarch64__)
-constexpr int kPixels = 5, kBlocks = 1;
+constexpr int kBlocks = 1;
+constexpr int kPixelsFor[kMaxTileBlocks + 1] = {0, 5};
 #define ASCENDSIM_BLOCKED_SHAPE "5 pixels x 16 channels (NEON)"
 #else
-constexpr int kPixels = 2, kBlocks = 1;
+constexpr int kBlocks = 1;
+constexpr int kPixelsFor[kMaxTileBlocks + 1] = {0, 2};
 #define ASCENDSIM_BLOCKED_SHAPE "2 pixels x 16 channels (SSE2)"
 #endif
 // Accumulators + one input channel's weight vectors + the broadcast (NEON: by-element fmla reads a float of a
-// register: count one per pixel) + a product without FMA.
+// register: count one per pixel) + a product without FMA; and no more pixels with more blocks.
+constexpr int broadcast_registers(int pixels) {
 #if defined(__aarch64__)
-constexpr int kBroadcastRegisters = kPixels;
+  return pixels;
 #else
-constexpr int kBroadcastRegisters = 1;
+  return pixels > 0 ? 1 : 0;  // (one register, reused)
 #endif
-static_assert(kPixels * kBlocks * kU + kBlocks * kU + kBroadcastRegisters + (kFma ? 0 : 1) <= kRegisters,
-              "the blocked conv tile spills");
+}
+template <int kB>
+constexpr bool tile_fits() {
+  constexpr int kP = kPixelsFor[kB];
+  if constexpr (kB > 1) {
+    if (kP > kPixelsFor[kB - 1] || !tile_fits<kB - 1>()) return false;
+  }
+  return kP > 0 && kP * kB * kU + kB * kU + broadcast_registers(kP) + (kFma ? 0 : 1) <= kRegisters;
+}
+static_assert(tile_fits<kBlocks>(), "a blocked conv tile spills");
 // The depthwise tile: on NEON GCC's schedule loads a tap's every input line before its multiply-adds (5 x 4
 // and 4 x 4 tiles spilled), so 3 pixels there: 12 accumulators, 4 weights, 12 lines.
 #if defined(__aarch64__)
 constexpr int kDepthwisePixels = 3;
 #else
-constexpr int kDepthwisePixels = kPixels;
+constexpr int kDepthwisePixels = kPixelsFor[1];
 #endif
 static_assert(kDepthwisePixels * kU + kU + 1 + (kFma ? 0 : 1) <= kRegisters, "the blocked depthwise tile spills");
 
@@ -109,7 +124,7 @@ ASCENDSIM_INLINE void pick_blocks(const BlockedConvArgs& a, const float* const* 
   if constexpr (kB > 1) {
     if (nb < kB) return pick_blocks<kB - 1>(a, origins, count, nb, out);
   }
-  pick_pixels<kPixels, kB>(a, origins, count, out);
+  pick_pixels<kPixelsFor[kB], kB>(a, origins, count, out);
 }
 
 void conv(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out) {
@@ -149,6 +164,7 @@ void depthwise(const BlockedDepthwiseArgs& a, const float* first, int64_t count,
 }  // namespace
 
 extern const BlockedConvTiles blocked_conv_tiles_table;
-const BlockedConvTiles blocked_conv_tiles_table = {ASCENDSIM_BLOCKED_SHAPE, kPixels, kBlocks, conv, depthwise};
+const BlockedConvTiles blocked_conv_tiles_table = {
+    ASCENDSIM_BLOCKED_SHAPE, {kPixelsFor[0], kPixelsFor[1], kPixelsFor[2], kPixelsFor[3], kPixelsFor[4]}, kBlocks, conv, depthwise};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

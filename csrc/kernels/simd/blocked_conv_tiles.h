@@ -32,11 +32,13 @@ struct BlockedDepthwiseArgs {
   float lo, hi;
 };
 
+constexpr int kMaxTileBlocks = 4;  // output blocks of a dense tile, at most, in any variant
+
 struct BlockedConvTiles {
-  const char* shape;  // of the register tile, for the kernel-variant log ("6 pixels x 16 channels (AVX2)")
-  int64_t pixels;     // output pixels per tile
-  int64_t blocks;     // output blocks per tile
-  // Output pixels [0, count) (count <= pixels) of output blocks [0, nb) (nb <= blocks): pixel p's origin in
+  const char* shape;  // of the register tiles, for the kernel-variant log ("6 pixels x 16 channels (AVX2)")
+  int64_t pixels[kMaxTileBlocks + 1];  // output pixels of a tile of b output blocks (b = 1 .. blocks): fewer or as many as b rises
+  int64_t blocks;     // output blocks per tile, at most
+  // Output pixels [0, count) (count <= pixels[nb]) of output blocks [0, nb) (nb <= blocks): pixel p's origin in
   // the first input block is origins[p]; it is written at out + p * 16 (+ b * out_block_stride), as is its sum.
   void (*conv)(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out);
   // One block of a depthwise conv along a run of `count` output pixels: pixel p's origin is first + p * stride,
