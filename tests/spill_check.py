@@ -28,7 +28,7 @@ MULTIPLY_ADD = re.compile(r"^(v?f(n)?m(add|sub)\w*p[sd]|fml[as]|mulps|vmulps)$")
 # The register-tiled loops every variant has (gemm_tiles, depthwise_planes, depthwise_blocks): a check that
 # finds none of one of them has read the wrong objects or functions were renamed.
 TILED = ("narrow", "wide", "columns", "same", "polyphase", "stride2", "rows_of", "conv_block", "conv_tile", "depthwise_tile",
-         "stem_tile")
+         "stem_tile", "stem_block_tile")
 # Those that only the x86 variants with FMA have (depthwise_planes.cpp's row blocks).
 X86_FMA_ONLY = ("rows_of",)
 

@@ -33,6 +33,7 @@
 #include "kernels/kernel_util.h"
 #include "kernels/layout.h"
 #include "kernels/simd/blocked_conv_tiles.h"
+#include "kernels/stem_conv.h"
 #include "kernels/thread_pool.h"
 
 namespace ascendsim::kernels {
@@ -319,6 +320,34 @@ class BlockedConvKernel final : public Kernel {
   std::vector<int64_t> tap_offsets_;
 };
 
+// BlockedConv on an NCHW image of a few channels (a stem that starts a chain of blocked convs): the few-channel
+// direct conv (stem_conv.h) writing NC1HWC0, where blocks of 16 input channels would multiply its work by five
+// for 3 channels and a TransData after an NCHW stem would write and read the whole plane once more.
+class BlockedStemKernel final : public Kernel {
+ public:
+  BlockedStemKernel(const NodeSpec& spec, const ConvGeometry& g, const Activation& act, const float* weights,
+                    const float* bias)
+      : x_(spec.inputs[0]), act_(act), round_((spec.flags & kRoundInputsFp16) != 0) {
+    std::vector<float> rounded;
+    stem_ = std::make_unique<StemConv>(g, rounded_constant(weights, g.m * g.c * g.kh * g.kw, round_, &rounded), true);
+    bias_.assign(static_cast<size_t>(blocks_of(g.m) * kC0), 0.0f);
+    if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
+  }
+
+  std::string path() const override { return std::string("NC1HWC0 from NCHW, few input channels, ") + blocked_conv_tiles().shape; }
+
+  void run(const void* const* inputs, void* const* outputs) override {
+    stem_->run(float_input(x_, inputs[0], round_, 1), bias_.data(), act_, static_cast<float*>(outputs[0]));
+  }
+
+ private:
+  TensorDesc x_;
+  Activation act_;
+  bool round_;
+  std::unique_ptr<StemConv> stem_;
+  std::vector<float> bias_;
+};
+
 std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* error) {
   if (spec.inputs.size() < 2 || spec.outputs.size() != 1) return refuse(spec, error, "needs inputs X and W and one output");
   for (size_t i = 0; i < spec.inputs.size(); ++i)
@@ -326,16 +355,20 @@ std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* err
       return refuse(spec, error, std::string("dtype ") + dtype_name(spec.inputs[i].dtype) + " is not supported (FLOAT)");
   const auto& xd = spec.inputs[0].dims;
   const auto& wd = spec.inputs[1].dims;
-  if (xd.size() != 5 || xd[4] != kC0 || wd.size() != 4)
-    return refuse(spec, error, "needs x in NC1HWC0 [N, C1, H, W, 16] and a 4-D weight, given x " + dims_str(xd) +
-                                   " and weight " + dims_str(wd));
+  const bool nchw = xd.size() == 4;  // a stem's image
+  if ((!nchw && (xd.size() != 5 || xd[4] != kC0)) || wd.size() != 4)
+    return refuse(spec, error, "needs x in NC1HWC0 [N, C1, H, W, 16] (or an NCHW image of a few channels) and a 4-D weight, given x " +
+                                   dims_str(xd) + " and weight " + dims_str(wd));
   const Attrs empty;
   const int64_t group = (spec.attrs ? *spec.attrs : empty).get_int("group", 1);
-  const std::vector<int64_t> logical = {xd[0], wd[1] * group, xd[2], xd[3]};
-  if (blocks_of(logical[1]) != xd[1])
+  const std::vector<int64_t> logical = nchw ? xd : std::vector<int64_t>{xd[0], wd[1] * group, xd[2], xd[3]};
+  if (!nchw && blocks_of(logical[1]) != xd[1])
     return refuse(spec, error, "x " + dims_str(xd) + " does not hold the weight's " + std::to_string(logical[1]) + " channels");
   ConvGeometry g;
   if (!read_conv_geometry(spec, logical, wd, &g, error)) return nullptr;
+  if (nchw && (!StemConv::suits(g) || spec.inputs.size() > 3))
+    return refuse(spec, error, "an NCHW x " + dims_str(xd) + " needs a conv of few input channels (at most 4, no groups, "
+                               "strides 1-2, no dilation, windows up to 7x7) and no fused sum");
   if (g.group != 1 && !(g.group == g.c && g.m == g.c))
     return refuse(spec, error, "group " + std::to_string(g.group) + " is neither 1 nor depthwise");
   if (g.group != 1 && g.kh * g.kw > kMaxDepthwiseTaps)
@@ -347,6 +380,7 @@ std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* err
   if (weights == nullptr || (has_bias && bias == nullptr)) return refuse(spec, error, "needs constant weights and bias");
   Activation act;
   if (!parse_activation(spec, &act, error)) return nullptr;
+  if (nchw) return std::make_unique<BlockedStemKernel>(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
   return std::make_unique<BlockedConvKernel>(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
 }
 

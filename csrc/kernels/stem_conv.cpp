@@ -6,11 +6,15 @@
 // all C * kh * kw taps in registers, adds the bias and clamps a Relu/Clip as it stores; another activation runs
 // over the band's rows while they are in cache. The frame of a band (3 channels of 17 rows for a 3x3 stride-2
 // stem, ~46 KiB) stays in L2; im2col would have written each input value kh * kw / (sh * sw) times over.
+// NC1HWC0 output: the blocked conv's register tiles (simd/blocked_conv_tiles.h) of pixels along an output row
+// by blocks of 16 channels, one broadcast frame value per pixel and tap; no TransData follows the stem.
 #include "kernels/stem_conv.h"
 
 #include <algorithm>
 
 #include "kernels/kernel_util.h"
+#include "kernels/layout.h"
+#include "kernels/simd/blocked_conv_tiles.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/simd/stem_rows.h"
 #include "kernels/thread_pool.h"
@@ -30,7 +34,7 @@ bool StemConv::suits(const ConvGeometry& g) {
          g.kh <= kMaxKernel && g.kw <= kMaxKernel && g.oh > 0 && g.ow > 0;
 }
 
-StemConv::StemConv(const ConvGeometry& g, const float* weights) : g_(g) {
+StemConv::StemConv(const ConvGeometry& g, const float* weights, bool blocked) : g_(g), blocked_(blocked) {
   const int64_t step = stem_rows().step_columns;
   // The last step reads up to column (ow rounded up to whole steps) - 1 + (kw - 1) / sw of a phase.
   half_ = (g.ow + step - 1) / step * step + (g.kw - 1) / g.sw;
@@ -40,7 +44,14 @@ StemConv::StemConv(const ConvGeometry& g, const float* weights) : g_(g) {
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
       for (int64_t kj = 0; kj < g.kw; ++kj) tap_offsets_.push_back((c * frame_rows_ + ki) * pitch_ + kj % g.sw * half_ + kj / g.sw);
-  const int64_t taps = static_cast<int64_t>(tap_offsets_.size()), tiles = (g.m + kStemChannelsPerTile - 1) / kStemChannelsPerTile;
+  const int64_t taps = static_cast<int64_t>(tap_offsets_.size());
+  if (blocked_) {  // [output block][tap][16]
+    packed_.assign(static_cast<size_t>((g.m + kUnit - 1) / kUnit * taps * kUnit), 0.0f);
+    for (int64_t m = 0; m < g.m; ++m)
+      for (int64_t t = 0; t < taps; ++t) packed_[static_cast<size_t>((m / kUnit * taps + t) * kUnit + m % kUnit)] = weights[m * taps + t];
+    return;
+  }
+  const int64_t tiles = (g.m + kStemChannelsPerTile - 1) / kStemChannelsPerTile;
   packed_.assign(static_cast<size_t>(tiles * taps * kStemChannelsPerTile), 0.0f);
   for (int64_t m = 0; m < g.m; ++m)
     for (int64_t t = 0; t < taps; ++t)
@@ -84,12 +95,50 @@ void StemConv::run(const float* x, const float* bias, const Activation& act, flo
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t n = j / bands, r0 = j % bands * band_, r1 = std::min(g.oh, r0 + band_);
       build_frame(x + n * g.c * g.h * g.w, r0 * g.sh - g.ph, (r1 - r0 - 1) * g.sh + g.kh, frame);
+      if (blocked_) {
+        blocked_rows(frame, n, r0, r1, bias, act, out);
+        continue;
+      }
       float* image_out = out + n * g.m * plane;
       stem_rows().rows(b, frame, r0, r1, packed_.data(), bias, image_out);
       if (!fused)
         for (int64_t m = 0; m < g.m; ++m) apply_activation(act, image_out + m * plane + r0 * g.ow, (r1 - r0) * g.ow);
     }
   });
+}
+
+void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r1, const float* bias,
+                            const Activation& act, float* out) const {
+  const ConvGeometry& g = g_;
+  const BlockedConvTiles& tiles = blocked_conv_tiles();
+  const int64_t m1 = (g.m + kUnit - 1) / kUnit, taps = static_cast<int64_t>(tap_offsets_.size());
+  const int64_t tile_blocks = std::min(tiles.blocks, m1), pixels = tiles.pixels[tile_blocks];
+  const int64_t per_row = (g.ow + pixels - 1) / pixels, step = (g.ow + per_row - 1) / per_row;  // tiles of equal size
+  BlockedStemArgs a{};
+  a.weight_block = taps * kUnit;
+  a.taps = tap_offsets_.data();
+  a.tap_count = taps;
+  a.out_block_stride = g.oh * g.ow * kUnit;
+  const bool fused = activation_bounds(act, &a.lo, &a.hi);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* row = frame + (r - r0) * g.sh * pitch_;
+    for (int64_t mb = 0; mb < m1; mb += tile_blocks) {
+      a.weights = packed_.data() + mb * taps * kUnit;
+      a.bias = bias + mb * kUnit;
+      float* dst = out + ((n * m1 + mb) * g.oh + r) * g.ow * kUnit;
+      for (int64_t p0 = 0; p0 < g.ow; p0 += step)
+        tiles.stem(a, row + p0, std::min(step, g.ow - p0), std::min(tile_blocks, m1 - mb), dst + p0 * kUnit);
+    }
+  }
+  // Another activation on the band's rows while they are in cache; then the lanes past m back to zero (a clamp
+  // or an activation may have moved them).
+  for (int64_t mb = 0; mb < m1; ++mb) {
+    float* rows = out + ((n * m1 + mb) * g.oh + r0) * g.ow * kUnit;
+    const int64_t pixels_in_band = (r1 - r0) * g.ow, used = g.m - mb * kUnit;
+    if (!fused) apply_activation(act, rows, pixels_in_band * kUnit);
+    if (used < kUnit)
+      for (int64_t p = 0; p < pixels_in_band; ++p) std::fill(rows + p * kUnit + used, rows + (p + 1) * kUnit, 0.0f);
+  }
 }
 
 }  // namespace ascendsim::kernels

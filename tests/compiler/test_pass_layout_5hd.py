@@ -14,32 +14,43 @@ from ascendsim.compiler.ops.layout import NC1HWC0, NCHW
 LAYOUT = ("nc1hwc0_layout",)
 
 
-def _chain(channels: int = 32, *, size: int = 12) -> ModelBuilder:
-    """A stem of 3 channels (stays NCHW), then a depthwise and a 1x1 conv, a residual Add and a Relu (all
-    NC1HWC0)."""
+def _chain(channels: int = 32, *, size: int = 12, stem_window: int = 3, stem_stride: int = 1) -> ModelBuilder:
+    """A stem of 3 channels (reading the NCHW image, writing NC1HWC0 when the kernel's few-channel conv takes
+    it), then a depthwise and a 1x1 conv, a residual Add and a Relu (all NC1HWC0)."""
     b = ModelBuilder(seed=1)
     x = b.input("image", [1, 3, size, size])
-    stem = b.node("Relu", [b.conv(x, 3, channels, 3)])
+    stem = b.node("Relu", [b.conv(x, 3, channels, stem_window, stride=stem_stride)])
     branch = b.node("Relu", [b.conv(stem, channels, channels, 3, group=channels)])
     branch = b.conv(branch, channels, channels, 1)
     return b, b.node("Relu", [b.node("Add", [branch, stem])])  # type: ignore[return-value]
 
 
-def test_a_conv_chain_runs_in_nc1hwc0_between_two_transdata() -> None:
+def test_a_conv_chain_runs_in_nc1hwc0_from_its_stem_to_one_transdata() -> None:
     b, out = _chain()
+    done = optimize(b.model([out]), *LAYOUT)
+    assert done.after == {"Relu": 3, "TransData": 1, "BlockedConv": 3, "Add": 1}
+    transdata = [n for n in done.graph.nodes if n.op_type == "TransData"]
+    assert [(n.attrs["src_format"], n.attrs["dst_format"]) for n in transdata] == [(NC1HWC0, NCHW)]
+    convs = [n for n in done.graph.nodes if n.op_type == "BlockedConv"]
+    assert convs[0].inputs[0].name == "image" and convs[0].inputs[0].shape == (1, 3, 12, 12)  # the stem's NCHW image
+    assert all(v.shape == (1, 2, 12, 12, 16) and v.format == "NC1HWC0" for n in convs for v in n.outputs)
+    done.assert_equivalent()
+
+
+@pytest.mark.parametrize(("window", "stride"), [(4, 4), (9, 1)])  # ConvNeXt's patchify stem; a window past 7x7
+def test_a_stem_the_few_channel_kernel_does_not_take_stays_in_nchw_before_a_transdata(window: int, stride: int) -> None:
+    b, out = _chain(size=16, stem_window=window, stem_stride=stride)
     done = optimize(b.model([out]), *LAYOUT)
     assert done.after == {"Conv": 1, "Relu": 3, "TransData": 2, "BlockedConv": 2, "Add": 1}
     transdata = [n for n in done.graph.nodes if n.op_type == "TransData"]
     assert [(n.attrs["src_format"], n.attrs["dst_format"]) for n in transdata] == [(NCHW, NC1HWC0), (NC1HWC0, NCHW)]
-    assert all(v.shape == (1, 2, 12, 12, 16) and v.format == "NC1HWC0"
-               for n in done.graph.nodes if n.op_type == "BlockedConv" for v in n.outputs)
     done.assert_equivalent()
 
 
 def test_with_every_pass_the_fused_convs_and_the_residual_sum_run_in_nc1hwc0() -> None:
     b, out = _chain(24)  # 24 channels: a block and a half, the last block's lanes 24-31 kept zero
     done = optimize(b.model([out]))
-    assert done.after == {"Conv": 1, "TransData": 2, "BlockedConv": 2}
+    assert done.after == {"TransData": 1, "BlockedConv": 3}
     summed = [n for n in done.graph.nodes if n.op_type == "BlockedConv" and n.attrs.get("fused_sum")]
     assert len(summed) == 1 and summed[0].inputs[3].format == "NC1HWC0"
     done.assert_equivalent()

@@ -46,12 +46,13 @@ CONVS = [
 
 
 def _blocked_conv(driver: Driver, tmp_path: Path, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *,
-                  attrs: dict, total: np.ndarray | None = None, flags: int = 0) -> np.ndarray:
-    """The kernel's NC1HWC0 output (its padding lanes included) for NCHW operands."""
+                  attrs: dict, total: np.ndarray | None = None, flags: int = 0, planar: bool = False) -> np.ndarray:
+    """The kernel's NC1HWC0 output (its padding lanes included) for NCHW operands; `planar`: x goes in as it is
+    (a stem's image), else in NC1HWC0."""
     conv_attrs = {k: v for k, v in attrs.items() if k in ("pads", "strides", "dilations", "group")}
     out_shape = ort_conv(x, w, b, **conv_attrs).shape
     blocked_out = (out_shape[0], -(-out_shape[1] // 16), out_shape[2], out_shape[3], 16)
-    inputs = [to_blocked(x), w, b if b is not None else None]
+    inputs = [x if planar else to_blocked(x), w, b if b is not None else None]
     if total is not None:
         inputs.append(to_blocked(total))
         attrs = {**attrs, "fused_sum": 1}
@@ -100,18 +101,47 @@ def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, d
     _check(got, y.astype(np.float32))
 
 
-def test_blocked_conv_rounds_its_inputs_to_fp16_when_the_node_says_so(driver: Driver, tmp_path: Path) -> None:
-    x = RNG.standard_normal((1, 16, 5, 5)).astype(np.float32)
-    w = RNG.standard_normal((16, 16, 3, 3)).astype(np.float16).astype(np.float32)  # (rounded at compile time)
+# Stems: an NCHW image of a few channels in, NC1HWC0 out (the few-channel direct conv's blocked tiles).
+STEMS = [
+    ((1, 3, 17, 19), (32, 3, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),     # MobileNet's, 2 blocks
+    ((2, 3, 15, 15), (24, 3, 7, 7), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),     # 7x7, batch 2, part block
+    ((1, 4, 9, 10), (64, 4, 3, 3), {"pads": [0, 1, 1, 0]}),                          # stride 1, 4 blocks, asymmetric
+    ((1, 1, 12, 30), (80, 1, 5, 5), {"strides": [2, 1]}),                            # VALID, 5 blocks, rows of tiles
+]
+
+
+@pytest.mark.parametrize("case", range(len(STEMS)))
+@pytest.mark.parametrize("activation", [None, "Clip", "HardSwish"])
+def test_blocked_conv_on_an_nchw_stem_image_matches_onnxruntime(driver: Driver, tmp_path: Path, case: int,
+                                                                activation: str | None) -> None:
+    xs, ws, attrs = STEMS[case]
+    x, w = RNG.standard_normal(xs).astype(np.float32), RNG.standard_normal(ws).astype(np.float32)
+    b = RNG.standard_normal(ws[0]).astype(np.float32) if case % 2 == 0 else None
+    y = ort_conv(x, w, b, **attrs)
+    extra: dict = {}
+    if activation == "Clip":  # Clip(1, 3) would put 1 in the padding lanes: the kernel must zero them
+        extra, y = {"activation": "Clip", "activation_alpha": 1.0, "activation_beta": 3.0}, np.clip(y, 1, 3)
+    elif activation == "HardSwish":
+        extra, y = {"activation": "HardSwish"}, y * np.clip(y / 6 + 0.5, 0, 1)
+    _check(_blocked_conv(driver, tmp_path, x, w, b, attrs={**attrs, **extra}, planar=True), y)
+
+
+@pytest.mark.parametrize("channels", [16, 3])  # 3: a stem on its NCHW image
+def test_blocked_conv_rounds_its_inputs_to_fp16_when_the_node_says_so(driver: Driver, tmp_path: Path, channels: int) -> None:
+    x = RNG.standard_normal((1, channels, 5, 5)).astype(np.float32)
+    w = RNG.standard_normal((16, channels, 3, 3)).astype(np.float16).astype(np.float32)  # (rounded at compile time)
     want = ort_conv(x.astype(np.float16).astype(np.float32), w, None, pads=[1, 1, 1, 1])
-    got = _blocked_conv(driver, tmp_path, x, w, None, attrs={"pads": [1, 1, 1, 1]}, flags=2)  # ROUND_INPUTS_FP16
+    got = _blocked_conv(driver, tmp_path, x, w, None, attrs={"pads": [1, 1, 1, 1]}, flags=2,  # ROUND_INPUTS_FP16
+                        planar=channels < 16)
     _check(got, want)
 
 
 REFUSED = {  # x shape, weight shape, attributes, message
     "grouped": ((1, 2, 4, 4, 16), (32, 16, 3, 3), {"group": 2}, "neither 1 nor depthwise"),
     "channels": ((1, 3, 4, 4, 16), (16, 16, 1, 1), {}, "does not hold the weight's 16 channels"),
-    "four_d": ((1, 16, 4, 4), (16, 16, 1, 1), {}, "NC1HWC0"),
+    "four_d": ((1, 16, 4, 4), (16, 16, 1, 1), {}, "needs a conv of few input channels"),
+    "four_d_dilated": ((1, 3, 8, 8), (16, 3, 3, 3), {"dilations": [2, 2]}, "needs a conv of few input channels"),
+    "three_d": ((1, 16, 4), (16, 16, 1, 1), {}, "NC1HWC0"),
 }
 
 

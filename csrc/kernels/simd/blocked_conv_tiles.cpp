@@ -12,6 +12,11 @@
 // onnxruntime's 6 x 64 tile 176 us), while a layer of one or two blocks keeps 12 pixels. AVX2: 6 x 16 in 12 of
 // its 16 registers; NEON: 5 x 16 in 20 of 32; SSE2: 2 x 16.
 //
+// Stem (an NCHW image of a few channels, stem_conv.cpp): the dense tile's shapes, summing over the window's
+// taps (channel, row, column) instead of input channels, its pixels neighbours in an output row.
+//
+// Depthwise: per block, kDepthwisePixels adjacent output pixels by 16 channels; per tap, the tap's weights (kU vectors)
+// and one input line per pixel.
 #include "kernels/simd/blocked_conv_tiles.h"
 
 #include "kernels/simd/simd.h"
@@ -80,8 +85,7 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
       const float* src[kP];
       for (int p = 0; p < kP; ++p) src[p] = origins[p] + block_offset + a.taps[t];
       const float* wt = wb + t * kSquare;
-#pragma GCC unroll 8  // (16: GCC's schedule then needs more registers than AVX2 has, and spills)
-      for (int c = 0; c < kLine; ++c) {
+      auto channel = [&](int c) __attribute__((always_inline)) {
         vf w[kB][kU];
         for (int b = 0; b < kB; ++b)
           for (int u = 0; u < kU; ++u) w[b][u] = load(wt + b * a.weight_block + c * kLine + u * kW);
@@ -90,6 +94,15 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
           for (int b = 0; b < kB; ++b)
             for (int u = 0; u < kU; ++u) acc[p][b][u] += x * w[b][u];
         }
+      };
+      // Unrolled by 8 (16: GCC's schedule then needs more registers than AVX2 has, and spills); by 2 for a tile
+      // of few pixels, whose weight loads GCC hoists for the whole step (3 pixels x 64 channels spilled at 8 and 4).
+      if constexpr (kP >= 4) {
+#pragma GCC unroll 8
+        for (int c = 0; c < kLine; ++c) channel(c);
+      } else {
+#pragma GCC unroll 2
+        for (int c = 0; c < kLine; ++c) channel(c);
       }
     }
   }
@@ -109,26 +122,63 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
   }
 }
 
-// The tile of `count` pixels and kB blocks: the last pixels of a run and the last blocks take smaller tiles.
+// A stem's tile: per tap, kB x kU weight vectors and one broadcast per pixel, as conv_tile's per input channel;
+// the pixels are neighbours in a row of the frame, so one pointer serves them all.
 template <int kP, int kB>
-ASCENDSIM_INLINE void pick_pixels(const BlockedConvArgs& a, const float* const* origins, int64_t count, float* out) {
-  if constexpr (kP > 1) {
-    if (count < kP) return pick_pixels<kP - 1, kB>(a, origins, count, out);
+ASCENDSIM_TILE void stem_block_tile(const BlockedStemArgs& a, const float* first, float* out) {
+  vf acc[kP][kB][kU];
+  for (int b = 0; b < kB; ++b)
+    for (int p = 0; p < kP; ++p)
+      for (int u = 0; u < kU; ++u) acc[p][b][u] = load(a.bias + b * kLine + u * kW);
+  for (int64_t t = 0; t < a.tap_count; ++t) {
+    const float* src = first + a.taps[t];
+    vf w[kB][kU];
+    for (int b = 0; b < kB; ++b)
+      for (int u = 0; u < kU; ++u) w[b][u] = load(a.weights + b * a.weight_block + t * kLine + u * kW);
+    for (int p = 0; p < kP; ++p) {
+      const float x = src[p];
+      for (int b = 0; b < kB; ++b)
+        for (int u = 0; u < kU; ++u) acc[p][b][u] += x * w[b][u];
+    }
   }
-  conv_tile<kP, kB>(a, origins, out);
+  const vf lo = splat(a.lo), hi = splat(a.hi);
+  for (int b = 0; b < kB; ++b)
+    for (int p = 0; p < kP; ++p)
+      for (int u = 0; u < kU; ++u) store(out + b * a.out_block_stride + p * kLine + u * kW, clamp(acc[p][b][u], lo, hi));
 }
 
-template <int kB>
-ASCENDSIM_INLINE void pick_blocks(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb,
-                                  float* out) {
-  if constexpr (kB > 1) {
-    if (nb < kB) return pick_blocks<kB - 1>(a, origins, count, nb, out);
+struct ConvTile {
+  template <int kP, int kB>
+  static void run(const BlockedConvArgs& a, const float* const* origins, float* out) { conv_tile<kP, kB>(a, origins, out); }
+};
+struct StemTile {
+  template <int kP, int kB>
+  static void run(const BlockedStemArgs& a, const float* first, float* out) { stem_block_tile<kP, kB>(a, first, out); }
+};
+
+// Tile's kernel of `count` pixels and `nb` blocks: the last pixels of a run and the last blocks take smaller tiles.
+template <class Tile, int kP, int kB, class Args, class Source>
+ASCENDSIM_INLINE void pick_pixels(const Args& a, Source source, int64_t count, float* out) {
+  if constexpr (kP > 1) {
+    if (count < kP) return pick_pixels<Tile, kP - 1, kB>(a, source, count, out);
   }
-  pick_pixels<kPixelsFor[kB], kB>(a, origins, count, out);
+  Tile::template run<kP, kB>(a, source, out);
+}
+
+template <class Tile, int kB, class Args, class Source>
+ASCENDSIM_INLINE void pick_blocks(const Args& a, Source source, int64_t count, int64_t nb, float* out) {
+  if constexpr (kB > 1) {
+    if (nb < kB) return pick_blocks<Tile, kB - 1>(a, source, count, nb, out);
+  }
+  pick_pixels<Tile, kPixelsFor[kB], kB>(a, source, count, out);
 }
 
 void conv(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out) {
-  pick_blocks<kBlocks>(a, origins, count, nb, out);
+  pick_blocks<ConvTile, kBlocks>(a, origins, count, nb, out);
+}
+
+void stem(const BlockedStemArgs& a, const float* first, int64_t count, int64_t nb, float* out) {
+  pick_blocks<StemTile, kBlocks>(a, first, count, nb, out);
 }
 
 template <int kP>
@@ -165,6 +215,6 @@ void depthwise(const BlockedDepthwiseArgs& a, const float* first, int64_t count,
 
 extern const BlockedConvTiles blocked_conv_tiles_table;
 const BlockedConvTiles blocked_conv_tiles_table = {
-    ASCENDSIM_BLOCKED_SHAPE, {kPixelsFor[0], kPixelsFor[1], kPixelsFor[2], kPixelsFor[3], kPixelsFor[4]}, kBlocks, conv, depthwise};
+    ASCENDSIM_BLOCKED_SHAPE, {kPixelsFor[0], kPixelsFor[1], kPixelsFor[2], kPixelsFor[3], kPixelsFor[4]}, kBlocks, conv, stem, depthwise};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -22,6 +22,18 @@ struct BlockedConvArgs {
   float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
 };
 
+// A stem's tile (BlockedConv on an NCHW image of a few channels, stem_conv.cpp): output pixels along one row,
+// pixel p reading tap t at first + taps[t] + p (the frame's phase columns make a strided row contiguous).
+struct BlockedStemArgs {
+  const float* weights;      // [tap][16] of the tile's first output block
+  int64_t weight_block;      // floats between two output blocks' weights
+  const int64_t* taps;       // each tap's offset in floats from the first pixel's
+  int64_t tap_count;
+  const float* bias;         // 16 per output block (zero past the channels), from the tile's first block
+  int64_t out_block_stride;  // floats between two output blocks
+  float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
+};
+
 struct BlockedDepthwiseArgs {
   const float* weights;        // [tap][16] of the block
   const int64_t* taps;         // offsets in floats of the taps read, from the first pixel's origin
@@ -41,6 +53,9 @@ struct BlockedConvTiles {
   // Output pixels [0, count) (count <= pixels[nb]) of output blocks [0, nb) (nb <= blocks): pixel p's origin in
   // the first input block is origins[p]; it is written at out + p * 16 (+ b * out_block_stride), as is its sum.
   void (*conv)(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out);
+  // A stem's output pixels [0, count) (count <= pixels[nb]) of output blocks [0, nb), written at out + p * 16
+  // (+ b * out_block_stride).
+  void (*stem)(const BlockedStemArgs& a, const float* first, int64_t count, int64_t nb, float* out);
   // One block of a depthwise conv along a run of `count` output pixels: pixel p's origin is first + p * stride,
   // its 16 outputs at out + p * 16.
   void (*depthwise)(const BlockedDepthwiseArgs& a, const float* first, int64_t count, float* out);

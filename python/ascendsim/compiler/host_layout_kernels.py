@@ -43,7 +43,7 @@ def _transdata(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Ar
 def _blocked_conv(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[Array]:
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     channels = w.shape[1] * int(attrs.get("group", 1))
-    operands: list[Array | None] = [from_blocked(x, channels), w, *inputs[2:]]
+    operands: list[Array | None] = [x if x.ndim == 4 else from_blocked(x, channels), w, *inputs[2:]]
     if attrs.get("fused_sum"):
         operands[3] = from_blocked(np.asarray(inputs[3]), w.shape[0])
     return [to_blocked(HOST_KERNELS["Conv"](operands, attrs)[0])]

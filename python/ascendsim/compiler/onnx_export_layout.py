@@ -1,7 +1,7 @@
 """The NC1HWC0 ops of the layout pass (ops/layout.py) in standard ONNX, so that an exported graph of any stage
 still runs in onnxruntime: TransData becomes Pad + Reshape + Transpose (to NC1HWC0) or Transpose + Reshape +
-Slice (back), and BlockedConv the Conv between them (its input and fused sum taken back to NCHW, its output to
-NC1HWC0). The shapes are static (the pass runs on static graphs only)."""
+Slice (back), and BlockedConv the Conv between them (its input, unless NCHW already, and its fused sum taken back
+to NCHW, its output to NC1HWC0). The shapes are static (the pass runs on static graphs only)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def emit_blocked_conv(em: _Emitter, node: Node, emit_node: object) -> None:
     x, w, out = node.inputs[0], node.inputs[1], node.outputs[0]
     assert x is not None and w is not None and x.shape is not None and w.shape is not None and out.shape is not None
     channels, m = int(w.shape[1]) * int(node.attrs.get("group", 1)), int(w.shape[0])
-    planar = [_planar_value(em, x, channels, f"{node.name}/x")]
+    planar = [x if len(x.shape) == 4 else _planar_value(em, x, channels, f"{node.name}/x")]  # (a stem's x: NCHW)
     planar += node.inputs[1:3]
     if len(node.inputs) > 3 and node.inputs[3] is not None:
         planar.append(_planar_value(em, node.inputs[3], m, f"{node.name}/sum"))

@@ -1,7 +1,8 @@
 """ascendsim's NC1HWC0 ops, put in by the layout pass (passes/layout_5hd.py): TransData between a 4-D NCHW
 tensor and its 5-D NC1HWC0 form [N, C1, H, W, C0] (C0 = 16 channels per block, C1 = ceil(C / 16), the lanes past
 C zero; Ascend's 5HD format), and BlockedConv, a Conv whose input, output and fused sum are NC1HWC0 while its
-weight and bias keep their ONNX shapes (the runtime packs them at load)."""
+weight and bias keep their ONNX shapes (the runtime packs them at load); a stem's input (few channels) may be
+NCHW."""
 
 from __future__ import annotations
 
@@ -47,10 +48,10 @@ def _blocked_conv(ctx: InferContext) -> list[TensorType]:
     x, w = ctx.shape(0), ctx.shape(1)
     if x is None or w is None:
         return [(ctx.dtype(0), None)]
-    if len(x) != 5 or x[4] != C0 or len(w) != 4:
-        ctx.fail(f"needs an NC1HWC0 input [N, C1, H, W, {C0}] and a 4-D weight, given {x} and {w}")
+    if (len(x) != 4 and (len(x) != 5 or x[4] != C0)) or len(w) != 4:
+        ctx.fail(f"needs an NC1HWC0 input [N, C1, H, W, {C0}] (or NCHW: a stem's image) and a 4-D weight, given {x} and {w}")
     channels = w[1] * ctx.int_attr("group", 1) if isinstance(w[1], int) else w[1]
-    if x[1] != blocks(channels):
+    if x[1] != (channels if len(x) == 4 else blocks(channels)):
         ctx.fail(f"input {x} does not hold the weight's {channels} input channels")
     out = conv_output(ctx, (x[0], channels, x[2], x[3]))
     return [(ctx.dtype(0), blocked_shape(out) if out is not None else None)]

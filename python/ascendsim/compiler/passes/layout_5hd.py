@@ -8,8 +8,9 @@ nodes once in topological order and keeps, per NCHW value, its NC1HWC0 twin:
 - A float32 2-D Conv with constant weights and bias, group 1 or depthwise, in a region where the layout
   pays (layout_5hd_regions.py: one holding a depthwise conv, with no more border crossings than convs),
   becomes ascendsim::BlockedConv on its input's twin (a TransData NCHW -> NC1HWC0 makes one when the input
-  has none and at least 16 channels: a 3-channel stem stays NCHW, blocks of 16 would multiply its work by
-  five); its output gets a twin.
+  has none and at least 16 channels); its output gets a twin. A stem (at most 4 input channels, no twin:
+  blocks of 16 would multiply its work by five) becomes a BlockedConv on its NCHW image when the kernel's
+  few-channel direct conv takes it, writing NC1HWC0 (no TransData after it); else it stays NCHW.
 - A node that only combines values channel by channel runs unchanged on the twins when a tensor input has
   one (the others get theirs by TransData): elementwise ops and an inference BatchNormalization (as a
   per-channel Mul and Add), with tensor inputs of the output's shape or per-channel [N, C, 1, 1] and
@@ -42,6 +43,7 @@ from .rewrite import detach, is_graph_output
 
 LAYOUT_PASS = "nc1hwc0_layout"
 MAX_DEPTHWISE_TAPS = 256  # the kernel's tap lists (blocked_conv.cpp)
+MAX_STEM_CHANNELS, MAX_STEM_WINDOW = 4, 7  # the few-channel direct conv's limits (stem_conv.cpp)
 GLOBAL_POOLS = {"GlobalAveragePool": "ReduceMean", "GlobalMaxPool": "ReduceMax"}
 
 
@@ -102,6 +104,16 @@ def _takes(node: Node) -> bool:
     return total is None or (not total.is_constant and total.shape == node.outputs[0].shape)
 
 
+def _stem(node: Node) -> bool:
+    """Whether the kernel's few-channel direct conv takes this conv on an NCHW image and writes NC1HWC0
+    (StemConv::suits, csrc/kernels/stem_conv.cpp): at most 4 input channels, no groups, strides up to 2, no
+    dilation, windows up to 7x7."""
+    x, w = node.inputs[0], node.inputs[1]
+    strides, dilations = node.attr("strides", [1, 1]), node.attr("dilations", [1, 1])
+    return x.shape[1] <= MAX_STEM_CHANNELS and node.attr("group", 1) == 1 and \
+        all(s <= 2 for s in strides) and all(d == 1 for d in dilations) and max(w.shape[2:]) <= MAX_STEM_WINDOW  # type: ignore[union-attr,operator,index,type-var]
+
+
 def _carries(node: Node) -> bool:
     """Whether a non-conv node may run on the twins (the op and its output; the walk's handlers decide the rest,
     by its inputs' twins)."""
@@ -140,6 +152,9 @@ class _Layout:
     def _conv(self, node: Node) -> None:
         x, w, bias, total = node.inputs[0], node.input(1), node.input(2), node.input(3)
         if id(x) not in self.twins and x.shape[1] < C0:  # type: ignore[index]
+            if total is None and _stem(node):  # its image stays NCHW, its output is blocked
+                self._replace(node, "BlockedConv", [x, w, bias], dict(node.attrs))
+                self.stats.add("stems writing NC1HWC0")
             return
         inputs = [self._twin(x, node), w, bias]
         if total is not None:
