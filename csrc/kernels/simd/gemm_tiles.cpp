@@ -17,8 +17,12 @@
 // broadcast: 1x1 convs on large planes ~15% slower on a Zen 5); AVX2: 6 x 16 (12 of 16; a panel's 16 rows as
 // 6 + 6 + 4); NEON: 4 x 16 (16 of 32); SSE2: 2 x 16. Each group of rows runs along the call's adjacent blocks
 // (several for a shallow product: gemm.cpp) before the next group, so that C is written in runs of lines per row.
-// The column panels of PackedColumns take the one-block tile with the operands' roles exchanged (B packed, A read
-// in place).
+// The column panels of PackedColumns take the wide tile with the operands' roles exchanged (B packed, A read in
+// place), over up to kColumnPanels adjacent panels of 16 columns, the more panels the fewer rows (kColumnRowsFor):
+// per k, a vector of each panel and a broadcast of each row of A. AVX-512: 12 rows x 16 or 32 columns, 8 x 48,
+// 6 x 64, 24 accumulators from 2 panels on (one panel: 12 accumulator chains, each FMA with its own broadcast:
+// ViT-B/16's 197 x 768 x 3072 product 4550-4750 us, 6 x 64 3690 us, onnxruntime 3760 us on a Zen 5); the
+// others one panel of kWideRows rows.
 #include "kernels/simd/gemm_tiles.h"
 
 #include "kernels/simd/simd.h"
@@ -27,16 +31,20 @@ namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
 namespace {
 
 #if defined(__AVX512F__)
-constexpr int kNarrowPanels = 3, kNarrowCols = 7, kWideRows = 8, kWideBlocks = 2;
-#define ASCENDSIM_GEMM_SHAPE "48x7 / 8x32 (AVX-512)"
+constexpr int kNarrowPanels = 3, kNarrowCols = 7, kWideRows = 8, kWideBlocks = 2, kColumnPanels = 4;
+constexpr int kColumnRowsFor[kMaxColumnPanels + 1] = {0, 12, 12, 8, 6};  // by the tile's panels
+#define ASCENDSIM_GEMM_SHAPE "48x7 / 8x32 / 12x16-32, 8x48, 6x64 (AVX-512)"
 #elif defined(__AVX2__) && defined(__FMA__)
-constexpr int kNarrowPanels = 1, kNarrowCols = 6, kWideRows = 6, kWideBlocks = 1;
+constexpr int kNarrowPanels = 1, kNarrowCols = 6, kWideRows = 6, kWideBlocks = 1, kColumnPanels = 1;
+constexpr int kColumnRowsFor[kMaxColumnPanels + 1] = {0, 6};
 #define ASCENDSIM_GEMM_SHAPE "16x6 / 6x16 (AVX2)"
 #elif defined(__aarch64__)
-constexpr int kNarrowPanels = 1, kNarrowCols = 5, kWideRows = 4, kWideBlocks = 1;
+constexpr int kNarrowPanels = 1, kNarrowCols = 5, kWideRows = 4, kWideBlocks = 1, kColumnPanels = 1;
+constexpr int kColumnRowsFor[kMaxColumnPanels + 1] = {0, 4};
 #define ASCENDSIM_GEMM_SHAPE "16x5 / 4x16 (NEON)"
 #else
-constexpr int kNarrowPanels = 1, kNarrowCols = 2, kWideRows = 2, kWideBlocks = 1;
+constexpr int kNarrowPanels = 1, kNarrowCols = 2, kWideRows = 2, kWideBlocks = 1, kColumnPanels = 1;
+constexpr int kColumnRowsFor[kMaxColumnPanels + 1] = {0, 2};
 #define ASCENDSIM_GEMM_SHAPE "16x2 / 2x16 (SSE2)"
 #endif
 // Accumulators + one k step's vectors of the packed operand + its broadcasts (x86 reuses one register for them;
@@ -52,6 +60,15 @@ static_assert(kNarrowPanels * (kNarrowCols * kU + kU) + broadcast_registers(kNar
               "the narrow tile spills");
 static_assert(kWideBlocks * (kWideRows * kU + kU) + broadcast_registers(kWideRows) + 1 <= kRegisters,
               "the wide tile spills");
+template <int kPanels>
+constexpr bool column_tile_fits() {
+  constexpr int kRows = kColumnRowsFor[kPanels];
+  if constexpr (kPanels > 1) {
+    if (!column_tile_fits<kPanels - 1>()) return false;
+  }
+  return kRows > 0 && kPanels * (kRows * kU + kU) + broadcast_registers(kRows) + 1 <= kRegisters;
+}
+static_assert(column_tile_fits<kColumnPanels>(), "a column tile spills");
 
 // A block of C whose product is short (m * k multiply-add vectors at most kShortBlock, ~300 ns) is over before a
 // store to C that misses the cache completes: C's lines for the block kAheadCols columns on are prefetched for
@@ -232,56 +249,77 @@ void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float*
   }
 }
 
-// Rows [r0, r0 + kRows) of C for one panel of B: kRows x kU accumulators over the depth, then the bias and clamp.
-template <int kRows>
-ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, const vf* bias, vf lo, vf hi,
-                                  float* c, int64_t ldc, int64_t cols) {
-  vf acc[kRows][kU];  // (set element by element: see wide_rows)
+// Rows [0, kRows) of C for kPanels adjacent panels of B (panel_stride floats apart; the last one's first `cols`
+// columns stored): kRows x kPanels x kU accumulators from the bias over the depth, then the clamp.
+template <int kRows, int kPanels>
+ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, int64_t panel_stride,
+                                  const vf* bias, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+  vf acc[kRows][kPanels][kU];  // started from the bias (set element by element, not zeroed: see wide_rows)
   for (int r = 0; r < kRows; ++r)
-    for (int u = 0; u < kU; ++u) acc[r][u] = vf{};
+    for (int p = 0; p < kPanels; ++p)
+      for (int u = 0; u < kU; ++u) acc[r][p][u] = bias[p * kU + u];
   for (int64_t kk = 0; kk < k; ++kk) {
-    vf bv[kU];
-    for (int u = 0; u < kU; ++u) bv[u] = load(bp + kk * kUnit + u * kW);
+    vf bv[kPanels][kU];
+    for (int p = 0; p < kPanels; ++p)
+      for (int u = 0; u < kU; ++u) bv[p][u] = load(bp + p * panel_stride + kk * kUnit + u * kW);
     for (int r = 0; r < kRows; ++r) {
       const float x = a[r * lda + kk];
-      for (int u = 0; u < kU; ++u) acc[r][u] += x * bv[u];
+      for (int p = 0; p < kPanels; ++p)
+        for (int u = 0; u < kU; ++u) acc[r][p][u] += x * bv[p][u];
     }
   }
   for (int r = 0; r < kRows; ++r)
-    store_row<kU>(c + r * ldc, cols, lo, hi, [&](int u, int64_t) { return acc[r][u] + bias[u]; });
+    for (int p = 0; p < kPanels; ++p)
+      store_row<kU>(c + r * ldc + p * kUnit, p + 1 < kPanels ? kUnit : cols, lo, hi,
+                    [&](int u, int64_t) { return acc[r][p][u]; });
 }
 
-// The last rows (fewer than kWideRows) with a tile of their exact height, so that it stays in registers.
-template <int kRows>
-ASCENDSIM_INLINE void column_tail(int64_t rows, const float* a, int64_t lda, int64_t k, const float* bp, const vf* bias,
-                                  vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+// The last rows (fewer than the tile's) with a tile of their exact height, so that it stays in registers.
+template <int kRows, int kPanels>
+ASCENDSIM_INLINE void column_tail(int64_t rows, const float* a, int64_t lda, int64_t k, const float* bp,
+                                  int64_t panel_stride, const vf* bias, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
   if constexpr (kRows > 0) {
     if (rows == kRows) {
-      column_rows<kRows>(a, lda, k, bp, bias, lo, hi, c, ldc, cols);
+      column_rows<kRows, kPanels>(a, lda, k, bp, panel_stride, bias, lo, hi, c, ldc, cols);
     } else {
-      column_tail<kRows - 1>(rows, a, lda, k, bp, bias, lo, hi, c, ldc, cols);
+      column_tail<kRows - 1, kPanels>(rows, a, lda, k, bp, panel_stride, bias, lo, hi, c, ldc, cols);
     }
   }
 }
 
-void columns(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
-             float hi, float* c, int64_t ldc, int64_t cols) {
-  float padded[kUnit] = {};
-  if (bias != nullptr)
-    for (int64_t j = 0; j < cols; ++j) padded[j] = bias[j];
-  vf b[kU];
-  for (int u = 0; u < kU; ++u) b[u] = load(padded + u * kW);
+// All m rows of kPanels panels (the call's last group may have fewer than kColumnPanels).
+template <int kPanels>
+ASCENDSIM_INLINE void column_panels(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp,
+                                    int64_t panel_stride, int64_t panels, const float* bias, float lo, float hi,
+                                    float* c, int64_t ldc, int64_t cols) {
+  if constexpr (kPanels > 1) {
+    if (panels < kPanels)
+      return column_panels<kPanels - 1>(a, lda, m, k, bp, panel_stride, panels, bias, lo, hi, c, ldc, cols);
+  }
+  const int64_t width = (kPanels - 1) * kUnit + cols;
+  vf b[kPanels * kU];  // the bias by vectors, zero past the width (no zeroed array: see test_kernel_spills.py)
+  for (int v = 0; v < kPanels * kU; ++v) {
+    const int64_t n = imin(kW, width - v * kW);
+    b[v] = bias != nullptr && n > 0 ? load_first(bias + v * kW, n) : vf{};
+  }
   const vf vlo = splat(lo), vhi = splat(hi);
+  constexpr int kRows = kColumnRowsFor[kPanels];
   int64_t r0 = 0;
-  for (; r0 + kWideRows <= m; r0 += kWideRows)
-    column_rows<kWideRows>(a + r0 * lda, lda, k, bp, b, vlo, vhi, c + r0 * ldc, ldc, cols);
-  column_tail<kWideRows - 1>(m - r0, a + r0 * lda, lda, k, bp, b, vlo, vhi, c + r0 * ldc, ldc, cols);
+  for (; r0 + kRows <= m; r0 += kRows)
+    column_rows<kRows, kPanels>(a + r0 * lda, lda, k, bp, panel_stride, b, vlo, vhi, c + r0 * ldc, ldc, cols);
+  column_tail<kRows - 1, kPanels>(m - r0, a + r0 * lda, lda, k, bp, panel_stride, b, vlo, vhi, c + r0 * ldc, ldc,
+                                        cols);
+}
+
+void columns(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, int64_t panel_stride, int64_t panels,
+             const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols) {
+  column_panels<kColumnPanels>(a, lda, m, k, bp, panel_stride, panels, bias, lo, hi, c, ldc, cols);
 }
 
 }  // namespace
 
 extern const GemmTiles gemm_tiles_table;
-const GemmTiles gemm_tiles_table = {ASCENDSIM_GEMM_SHAPE, kNarrowPanels, kNarrowCols, kWideBlocks, pack_narrow, narrow,
-                                     wide, columns};
+const GemmTiles gemm_tiles_table = {ASCENDSIM_GEMM_SHAPE, kNarrowPanels, kNarrowCols, kWideBlocks, kColumnPanels,
+                                     pack_narrow, narrow, wide, columns};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

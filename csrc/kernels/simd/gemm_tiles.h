@@ -22,11 +22,14 @@ static inline GemmEpilogue epilogue_at(const GemmEpilogue& e, int64_t offset) {
   return moved;
 }
 
+constexpr int kMaxColumnPanels = 4;  // column_panels, at most, in any variant
+
 struct GemmTiles {
   const char* shape;    // of the register tiles, for the kernel-variant log ("16x6 / 6x16")
   int64_t narrow_panels;  // panels of A (16 rows each) per register tile of a narrow product
   int64_t narrow_cols;    // columns of a packed tile of B (narrow products)
   int64_t wide_blocks;    // adjacent blocks of 16 columns per register tile of a wide product
+  int64_t column_panels;  // adjacent panels of B per register tile of the column product (columns), at most
   // Rows [k0, k1) of tiles [t0, t1) of B (n columns, row pitch ldb) into bp: tiles of narrow_cols columns,
   // each `depth` rows deep and k-major, columns past n zero.
   void (*pack_narrow)(const float* b, int64_t ldb, int64_t n, int64_t depth, int64_t t0, int64_t t1, int64_t k0,
@@ -41,10 +44,11 @@ struct GemmTiles {
   // kUnit columns readable), C stores w = (blocks - 1) * kUnit + cols columns (cols <= kUnit).
   void (*wide)(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
                const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t blocks, int64_t cols);
-  // C (m x cols, cols <= kUnit) = A (m x k, row pitch lda, read in place) * one panel of B (k x kUnit, k-major),
-  // then + bias[column] (when not null) and clamped to [lo, hi].
-  void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, const float* bias, float lo,
-                  float hi, float* c, int64_t ldc, int64_t cols);
+  // C (m x w) = A (m x k, row pitch lda, read in place) * `panels` (<= column_panels) adjacent panels of B
+  // (each k x kUnit, k-major, panel_stride floats apart), then + bias[column] (when not null) and clamped to
+  // [lo, hi]; w = (panels - 1) * kUnit + cols (cols <= kUnit).
+  void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, int64_t panel_stride,
+                  int64_t panels, const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols);
 };
 
 // The active variant's table (kernels/isa.h).
