@@ -126,7 +126,9 @@ def test_compiles_with_a_valid_memory_plan(name: str, single_stream: bool, tmp_p
 def test_passes_keep_the_numbers(name: str) -> None:
     model = SMALL[name]()
     optimized = optimize(model)
-    assert optimized.after.get("BatchNormalization", 0) == batch_norms_after_non_convs(model)
+    # (the layout pass runs those in NC1HWC0 as a per-channel Mul and Add: the small DenseNet's, with AVX-512)
+    moved = optimized.report.stat("BatchNormalizations in NC1HWC0")
+    assert optimized.after.get("BatchNormalization", 0) + moved == batch_norms_after_non_convs(model)
     assert "Shape" not in optimized.after
     optimized.assert_equivalent(feeds_for(model), rtol=1e-3, atol=1e-4)
 
@@ -157,8 +159,13 @@ def test_resnet50_full_size(tmp_path: Path) -> None:
     assert counts["Conv"] == 53 and counts["BatchNormalization"] == 53 and counts["Add"] == 16
     result = compile(model, tmp_path / "resnet50")
     check_plan(result.graph, result.streams, result.memory)
-    assert result.nodes_before == 175 and result.graph.count_ops()["Conv"] == 53
-    assert "BatchNormalization" not in result.graph.count_ops()
+    built = result.graph.count_ops()
+    assert result.nodes_before == 175
+    if cpu.kernel_variant() == "avx512":  # the 1x1 and strided convs in NC1HWC0, the stem and Winograd's in NCHW
+        assert built["Conv"] == 15 and built["BlockedConv"] == 38
+    else:  # (passes/layout_5hd_regions.py: with AVX2 the regions do not pay)
+        assert built["Conv"] == 53
+    assert "BatchNormalization" not in built
 
 
 def test_mobilenet_v2_structure() -> None:

@@ -95,8 +95,38 @@ def test_batch_normalization_before_a_conv_becomes_a_per_channel_mul_and_add() -
     done.assert_equivalent()
 
 
+def _bottlenecks() -> tuple[ModelBuilder, str]:
+    """Two ResNet bottlenecks (1x1, 3x3 stride 1: Winograd's, 1x1, residual sum) and a strided block without one."""
+    b = ModelBuilder(seed=9)
+    y = b.input("image", [1, 32, 16, 16])
+    for _ in range(2):
+        inner = b.node("Relu", [b.conv(b.node("Relu", [b.conv(y, 32, 16, 1)]), 16, 16, 3)])
+        y = b.node("Relu", [b.node("Add", [b.conv(inner, 16, 32, 1), y])])
+    y = b.node("Relu", [b.conv(b.node("Relu", [b.conv(y, 32, 16, 1)]), 16, 16, 3, stride=2)])
+    return b, b.node("Relu", [b.conv(y, 16, 64, 1)])
+
+
+@pytest.mark.parametrize("variant", ["avx2", "avx512"])
+def test_dense_1x1_convs_move_with_avx512_only(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
+    """With AVX-512's 64-channel tiles dense convs win blocked too: the bottlenecks' 1x1 convs move around the
+    Winograd convs (6 convs for 5 crossings; the first 1x1 conv, alone between the image and a Winograd conv,
+    stays); with AVX2 only the strided conv wins, too few for the crossings."""
+    from ascendsim import cpu
+
+    monkeypatch.setattr(cpu, "kernel_variant", lambda: variant)
+    b, out = _bottlenecks()
+    done = optimize(b.model([out]), *LAYOUT)
+    if variant == "avx2":
+        assert "BlockedConv" not in done.after and "TransData" not in done.after
+    else:
+        assert done.after["BlockedConv"] == 6 and done.after["Conv"] == 3  # the Winograd convs stay NCHW
+        assert all(n.inputs[0].format != "NC1HWC0" for n in done.graph.nodes if n.op_type == "Conv")
+        done.assert_equivalent()
+
+
 def test_a_region_without_a_depthwise_conv_stays_in_nchw() -> None:
-    """ResNet-style dense convs: NCHW (Winograd for the 3x3s) is faster than the blocked kernel there."""
+    """ResNet-style dense convs, one per region between Winograd convs: NCHW is faster there (two TransData for
+    one conv), whatever the variant."""
     b = ModelBuilder(seed=6)
     y = b.node("Relu", [b.conv(b.input("image", [1, 32, 12, 12]), 32, 32, 1)])
     y = b.node("Relu", [b.conv(y, 32, 32, 3)])

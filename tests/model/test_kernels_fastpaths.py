@@ -302,7 +302,7 @@ PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build i
 def test_matmul_packed_weights(driver: Driver, tmp_path: Path, threads: str, case: int) -> None:
     spec = PACKED_MATMULS[case]
     a, b = normal(spec["a"]), normal(spec["b"])
-    want = a @ b
+    want = (a.astype(np.float64) @ b).astype(np.float32)
     inputs, attrs = [a, b], {}
     if "bias" in spec:
         bias = normal(spec["bias"])
@@ -313,7 +313,8 @@ def test_matmul_packed_weights(driver: Driver, tmp_path: Path, threads: str, cas
     want = EPILOGUES[act](want)
     got = run_kernel(driver, tmp_path, "MatMul", inputs, [(np.float32, want.shape)],
                      attrs={**attrs, **epilogue_attrs(act)}, constant=(1,))[0]
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    tolerance = 1e-4 * max(1.0, np.sqrt(spec["b"][0] / 300))  # float32 sums of thousands of products drift
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
 
 
 PACKED_GEMMS = [  # Gemm with B a float32 constant and A not transposed: alpha * op(B) packed at build

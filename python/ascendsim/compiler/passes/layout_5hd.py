@@ -36,7 +36,7 @@ from ..host_layout_kernels import to_blocked
 from ..ir import ASCENDSIM_DOMAIN, CONTROL_FLOW_OPS, DType, Graph, Node, Value
 from ..ops.layout import C0, NC1HWC0, NCHW, blocked_shape
 from .elementwise_fusion import fusable
-from .layout_5hd_regions import profitable_convs
+from .layout_5hd_regions import profitable_convs, winning_classes
 from .manager import register_pass
 from .report import PassStats
 from .rewrite import detach, is_graph_output
@@ -53,7 +53,7 @@ def nc1hwc0_layout(graph: Graph, stats: PassStats) -> bool:
     if graph.subgraphs or any(n.op_type in CONTROL_FLOW_OPS for n in graph.nodes) or \
             not all(v.is_static for n in graph.nodes for v in n.outputs) or not _blocked_kernels_pay():
         return False
-    layout = _Layout(graph, stats, profitable_convs(graph, conv_kind, _carries))
+    layout = _Layout(graph, stats, profitable_convs(graph, conv_kind, _carries, winning_classes(_kernel_variant())))
     for node in list(graph.nodes):
         layout.visit(node)
     if not layout.retired:
@@ -63,14 +63,18 @@ def nc1hwc0_layout(graph: Graph, stats: PassStats) -> bool:
     return True
 
 
+def _kernel_variant() -> str:
+    from ... import cpu  # the compiler's second use of the runtime (the first: singleop.py's op check)
+
+    return cpu.kernel_variant()
+
+
 def _blocked_kernels_pay() -> bool:
     """Whether this machine's kernel variant runs the blocked tiles faster than NCHW: not the baseline x86-64 one
     (SSE2's 16 registers hold a tile of 2 pixels: MobileNetV2 33.6 ms blocked against 19.7 ms NCHW on the Zen 3
     forced to baseline). Like onnxruntime's NCHWc transformer, which runs when a session is made, the choice is
     the machine's: a model is usually compiled where it runs (the .om stays valid anywhere)."""
-    from ... import cpu  # the compiler's second use of the runtime (the first: singleop.py's op check)
-
-    return cpu.kernel_variant() != "baseline"
+    return _kernel_variant() != "baseline"
 
 
 def conv_kind(node: Node) -> str | None:

@@ -12,6 +12,12 @@ would be padded to a block) per two border crossings, and no fewer convs than cr
 EfficientNet blocks and the default model's strided convs do. ResNet-50 does not (6 winning convs in a region
 of 27 crossings: measured level with NCHW, 93.9 against 91.9 ms at 1 thread, 59.3 against 62.5 at 2), nor
 ShuffleNet's lone depthwise convs between grouped ones (two TransData for one conv).
+
+With AVX-512 the blocked tiles reach 64 output channels (6 pixels x 4 blocks) and dense 1x1 convs win too
+(Zen 5: ResNet-50 with its 1x1 and strided convs blocked, Winograd's in NCHW, 0.95 against 0.98x onnxruntime at
+1 thread and 1.06 against 1.20x at 2; every conv blocked, Winograd's too, 0.98 and 1.15), so there "dense" joins
+the winning classes (winning_classes); DenseNet's 1x1 convs, one per region of two crossings, still do not move
+(all of them blocked: 1.15 against 1.11x at 1 thread).
 """
 
 from __future__ import annotations
@@ -23,8 +29,12 @@ from ..ir import Graph, Node
 from ..ops.layout import C0
 from .rewrite import is_graph_output
 
-WINNING = ("depthwise", "strided")  # conv classes faster blocked (layout_5hd.conv_kind)
 STAYS_NCHW = "winograd"
+
+
+def winning_classes(variant: str) -> tuple[str, ...]:
+    """The conv classes (layout_5hd.conv_kind) faster blocked with kernel variant `variant`."""
+    return ("depthwise", "strided", "dense") if variant == "avx512" else ("depthwise", "strided")
 
 
 @dataclass
@@ -38,9 +48,9 @@ class _Region:
 
 
 def profitable_convs(graph: Graph, conv_kind: Callable[[Node], str | None],
-                     carries: Callable[[Node], bool]) -> set[int]:
+                     carries: Callable[[Node], bool], winning: tuple[str, ...]) -> set[int]:
     """Ids of the convs in regions that pay. conv_kind(node) is layout_5hd.conv_kind; carries(node) says
-    whether a non-conv node can run on the twins."""
+    whether a non-conv node can run on the twins; `winning`: the classes faster blocked (winning_classes)."""
     kinds = {id(n): conv_kind(n) for n in graph.nodes}
     members = {id(n): n for n in graph.nodes if kinds[id(n)] not in (None, STAYS_NCHW) or carries(n)}
     parent = {key: key for key in members}
@@ -61,7 +71,7 @@ def profitable_convs(graph: Graph, conv_kind: Callable[[Node], str | None],
         kind = kinds[key]
         region.convs += kind is not None
         x = node.inputs[0] if node.inputs else None
-        region.wins += kind in WINNING and x is not None and (x.shape or (0, 0))[1] >= C0
+        region.wins += kind in winning and x is not None and (x.shape or (0, 0))[1] >= C0
         for value in node.inputs:
             if value is not None and not value.is_constant and (value.producer is None or id(value.producer) not in members):
                 region.crossings.add(id(value))
