@@ -680,6 +680,9 @@ aclError HybridModel::lower(uint32_t index, const char* api) {
     }
     g.succ_begin[s + 1] = static_cast<uint32_t>(g.succ.size());
   }
+  g.roots.clear();
+  for (uint32_t s = 0; s < steps; ++s)
+    if (g.in_degree[s] == 0) g.roots.push_back(s);
   g.steps = steps;
   return ACL_SUCCESS;
 }
@@ -791,7 +794,8 @@ std::unique_ptr<HybridInstance> HybridModel::make_instance(uint32_t index) {
 // the pool busy and runs on that thread, see parallel_executor.h).
 void HybridModel::run_main(HybridInstance* inst, const ascendsim_exec_node* main) {
   const LoweredGraph& g = *inst->graph;
-  const ascendsim_exec_graph graph{main, g.steps, g.in_degree.data(), g.succ_begin.data(), g.succ.data()};
+  const ascendsim_exec_graph graph{main, g.steps, g.in_degree.data(), g.succ_begin.data(), g.succ.data(),
+                                   g.roots.data(), g.roots.size()};
   switch (executor_) {
     case ExecutorKind::Sequential: ascendsim_execute_nodes(main, g.steps); break;
     case ExecutorKind::Topological: ascendsim_execute_topological(&graph, inst->pending.data(), inst->queue.data()); break;

@@ -45,6 +45,7 @@ struct LoweredGraph {
   std::vector<LoweredNode> nodes;
   size_t steps = 0;
   std::vector<uint32_t> in_degree, succ_begin, succ;  // in-degrees and successor lists of the steps
+  std::vector<uint32_t> roots;                        // the steps of in-degree 0
 };
 
 struct HybridInstance;

@@ -20,10 +20,8 @@ void execute_parallel_topological(const ascendsim_exec_graph& graph, uint32_t* p
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<uint32_t> pending(graph.in_degree, graph.in_degree + graph.count);
-  std::vector<uint32_t> ready;
+  std::vector<uint32_t> ready(graph.roots, graph.roots + graph.root_count);
   ready.reserve(graph.count);
-  for (size_t i = 0; i < graph.count; ++i)
-    if (pending[i] == 0) ready.push_back(static_cast<uint32_t>(i));
   size_t done = 0;
   // A thread keeps the first successor its node releases (no queue round trip and no wake-up: a chain of steps
   // stays on one thread) and queues the others, waking the waiting threads only for those.
