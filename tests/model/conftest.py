@@ -45,3 +45,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def driver(driver_program: Path, isa: str, kernel_target: Target) -> Driver:
     return Driver(driver_program, isa, kernel_target.runner)
+
+
+@pytest.fixture(params=["1", "2"])
+def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The kernel driver's pool threads (ASCENDSIM_NUM_THREADS): 1 and 2."""
+    monkeypatch.setenv("ASCENDSIM_NUM_THREADS", request.param)
+    return str(request.param)

@@ -23,13 +23,6 @@ from onnx import TensorProto, helper
 from test_kernels_cube import ort_conv
 
 RNG = np.random.default_rng(23)
-THREADS = ["1", "2"]
-
-
-@pytest.fixture(params=THREADS)
-def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("ASCENDSIM_NUM_THREADS", request.param)
-    return str(request.param)
 
 
 def normal(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
