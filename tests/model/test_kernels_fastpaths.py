@@ -448,6 +448,8 @@ MAXPOOLS = [
     {"x": (2, 3, 17, 19), "kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
     {"x": (1, 4, 20, 23), "kernel_shape": [3, 4], "strides": [3, 3], "pads": [1, 2, 0, 1], "dilations": [2, 1]},
     {"x": (1, 2, 9, 9), "kernel_shape": [5, 5], "strides": [1, 1], "pads": [2, 2, 2, 2]},
+    # windows of more than 8 rows: combined 8 rows at a time into the row buffer
+    {"x": (1, 3, 30, 21), "kernel_shape": [11, 3], "strides": [1, 2], "pads": [5, 1, 5, 1]},
     # rows narrower than a vector: each row's last vector is stored whole into the rows after it, never past the
     # planes of the call (the output ends at a guard page; with threads, another thread's planes follow)
     {"x": (1, 7, 11, 3), "kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},

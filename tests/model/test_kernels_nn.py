@@ -55,6 +55,7 @@ AVERAGE_WINDOWS = [
     {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 2, 1, 0], "ceil_mode": 1},
     {"kernel_shape": [2, 2], "strides": [2, 2]},
     {"kernel_shape": [5, 3], "strides": [1, 1], "pads": [2, 1, 2, 1]},
+    {"kernel_shape": [10, 3], "strides": [1, 2], "pads": [4, 1, 5, 1]},  # more than 8 rows: two passes a row
 ]
 
 
