@@ -300,9 +300,7 @@ class BlockedConvKernel final : public Kernel {
     if (sum != nullptr)
       for (int64_t i = 0; i < pixels * kC0; ++i) at[i] = std::min(std::max(at[i] + sum[i], lo_), hi_);
     if (!clamps_) apply_activation(act_, at, pixels * kC0);
-    const int64_t used = g_.m - ob * kC0;
-    if (used >= kC0) return;
-    for (int64_t p = 0; p < pixels; ++p) std::memset(at + p * kC0 + used, 0, static_cast<size_t>(kC0 - used) * sizeof(float));
+    clear_padding_lanes(at, pixels, g_.m - ob * kC0);
   }
 
   TensorDesc x_;

@@ -1,10 +1,11 @@
 // Shared kernel helpers (see kernel_util.h): dtype names, broadcasting plans, scratch memory and the
-// ROUND_OUTPUTS_FP16 wrapper.
+// ROUND_OUTPUTS_FP16 wrapper, the NC1HWC0 padding lanes.
 #include "kernels/kernel_util.h"
 
 #include <algorithm>
 #include <limits>
 
+#include "kernels/layout.h"
 #include "kernels/page_memory.h"
 #include "kernels/simd/row_loops.h"
 
@@ -173,6 +174,11 @@ class ScratchBuffer {
 };
 
 }  // namespace
+
+void clear_padding_lanes(float* lines, int64_t pixels, int64_t used) {
+  if (used >= kUnit) return;
+  for (int64_t p = 0; p < pixels; ++p) std::memset(lines + p * kUnit + used, 0, static_cast<size_t>(kUnit - used) * sizeof(float));
+}
 
 float* scratch_floats(int slot, size_t count) {
   thread_local ScratchBuffer buffers[16];

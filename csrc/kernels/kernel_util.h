@@ -61,6 +61,11 @@ struct BroadcastPlan {
 bool broadcast_shapes(const std::vector<std::vector<int64_t>>& shapes, std::vector<int64_t>* out);
 BroadcastPlan plan_broadcast(const std::vector<int64_t>& out_dims, const std::vector<std::vector<int64_t>>& in_dims);
 
+// ---- NC1HWC0 ----------------------------------------------------------------------------------------
+// Zeros the lanes past `used` of `pixels` lines of 16 channels (a block's padding channels, which the layout pass
+// relies on being zero); nothing when the block is full.
+void clear_padding_lanes(float* lines, int64_t pixels, int64_t used);
+
 // ---- scratch ----------------------------------------------------------------------------------------
 // Per-thread growable buffers (no allocation once warm); `slot` separates buffers used at the same time.
 float* scratch_floats(int slot, size_t count);

@@ -134,10 +134,9 @@ void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r
   // or an activation may have moved them).
   for (int64_t mb = 0; mb < m1; ++mb) {
     float* rows = out + ((n * m1 + mb) * g.oh + r0) * g.ow * kUnit;
-    const int64_t pixels_in_band = (r1 - r0) * g.ow, used = g.m - mb * kUnit;
+    const int64_t pixels_in_band = (r1 - r0) * g.ow;
     if (!fused) apply_activation(act, rows, pixels_in_band * kUnit);
-    if (used < kUnit)
-      for (int64_t p = 0; p < pixels_in_band; ++p) std::fill(rows + p * kUnit + used, rows + (p + 1) * kUnit, 0.0f);
+    clear_padding_lanes(rows, pixels_in_band, g.m - mb * kUnit);
   }
 }
 
