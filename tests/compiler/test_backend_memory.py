@@ -10,8 +10,8 @@ from backend_models import MODELS
 
 from ascendsim.compiler.build import compile
 from ascendsim.compiler.ir import DType, Graph, Value
-from ascendsim.compiler.memory import ALIGN, check_plan, plan_memory
-from ascendsim.compiler.streams import assign_streams
+from ascendsim.compiler.memory import ALIGN, MemoryPlan, check_plan, plan_memory
+from ascendsim.compiler.streams import StreamPlan, assign_streams
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -46,12 +46,17 @@ def chain(ops: list[str]) -> Graph:
     return g
 
 
-def test_in_place_and_views() -> None:
-    g = chain(["MatMul", "Relu", "Reshape", "Sigmoid"])
+def planned_chain(ops: list[str]) -> tuple[Graph, StreamPlan, MemoryPlan, list[str]]:
+    """chain(ops) with its streams and checked memory plan, and its nodes' output names."""
+    g = chain(ops)
     streams = assign_streams(g)
     plan = plan_memory(g, streams)
     check_plan(g, streams, plan)
-    names = [n.outputs[0].name for n in g.nodes]
+    return g, streams, plan, [n.outputs[0].name for n in g.nodes]
+
+
+def test_in_place_and_views() -> None:
+    g, streams, plan, names = planned_chain(["MatMul", "Relu", "Reshape", "Sigmoid"])
     assert plan.inplace == {names[1]: names[0], names[3]: names[2]}
     assert plan.aliases == {names[2]: names[1]}
     assert plan.arena_size == ALIGN * 2  # 1 KiB tensor -> 1024 bytes, one buffer
@@ -62,11 +67,7 @@ def test_in_place_and_views() -> None:
 
 def test_row_normalisations_in_place() -> None:
     """Softmax and LayerNormalization read each row before writing it: their output overwrites their input."""
-    g = chain(["MatMul", "Softmax", "LayerNormalization", "LogSoftmax"])
-    streams = assign_streams(g)
-    plan = plan_memory(g, streams)
-    check_plan(g, streams, plan)
-    names = [n.outputs[0].name for n in g.nodes]
+    _, _, plan, names = planned_chain(["MatMul", "Softmax", "LayerNormalization", "LogSoftmax"])
     assert plan.inplace == {names[1]: names[0], names[2]: names[1], names[3]: names[2]}
 
 
