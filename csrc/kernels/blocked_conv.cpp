@@ -47,7 +47,7 @@ constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of 
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
 constexpr int64_t kMinJobsPerThread = 4;                  // jobs enough to even out the threads' shares
 // Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
-constexpr int64_t kFrameTapsPerColumn = 4;
+constexpr int64_t kFrameTapsPerColumn = 2;
 
 int64_t blocks_of(int64_t channels) { return (channels + kC0 - 1) / kC0; }
 
@@ -235,7 +235,8 @@ class BlockedConvKernel final : public Kernel {
     // list rebuilt), which on narrow planes with wide windows costs more than a pass copying x into a
     // zero-bordered frame, where every pixel is interior. Measured (Zen 3, AVX2, one thread): the frame won
     // 20-47 % for 5x5 on 14x14 and 7x7 on 7x7 to 28x28 (5.6 to 23 border taps per frame column) and lost
-    // 15-50 % for 3x3 on 14x14 (1.1).
+    // 15-50 % for 3x3 on 14x14 (1.1); on a Zen 5 (AVX-512) it won 20-25 % for 3x3 on 7x7 (2.0: MobileNetV2's
+    // 960 channels 24.5-26.8 -> 19.4-21.3 us) and lost again on 14x14.
     plan_frame(padded() && (g.ow - (inner_hi_ - inner_lo_)) * taps_ >= kFrameTapsPerColumn * frame_width());
     if (frame_) inner_lo_ = 0, inner_hi_ = g.ow;
   }

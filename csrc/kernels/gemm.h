@@ -19,16 +19,19 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 
 // A constant m x k row-major matrix A packed into panels of kUnit rows, k-major within a panel (rows past m are
 // zero), so that the register tiles (simd/gemm_tiles.h) read it sequentially. Products with at least
-// kWideColumns columns read B in place (suited to a small A: see gemm.cpp).
+// kWideColumns columns read B in place (suited to a small A), but a deep product of a tall A packs B up to
+// kTallNarrowColumns (see gemm.cpp).
 class PackedMatrix {
  public:
   static constexpr int64_t kWideColumns = 64;
+  static constexpr int64_t kTallNarrowColumns = 256;
   using Epilogue = GemmEpilogue;
   PackedMatrix(const float* a, int64_t m, int64_t k, int64_t lda);
   // C (m x n, leading dim ldc) = epilogue(A * B (k x n, leading dim ldb)).
   void multiply(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
 
  private:
+  bool reads_b_in_place(int64_t n, int64_t ldb) const;
   void multiply_wide(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
   void wide_columns(const float* b, int64_t ldb, int64_t n, int64_t j0, int64_t j1, int64_t k0, int64_t k1,
                     const Epilogue& e, float* c, int64_t ldc) const;

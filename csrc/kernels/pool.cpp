@@ -1,5 +1,7 @@
 // MaxPool / AveragePool (1-D and 2-D NCHW: kernel_shape, strides, pads, dilations for MaxPool, ceil_mode,
-// count_include_pad, auto_pad) and GlobalAveragePool / GlobalMaxPool.
+// count_include_pad, auto_pad; and 3-D whose last axis has kernel 1, stride 1 and no pads, a 2-D pool of pixels
+// of several floats: the NC1HWC0 pools of the layout pass, [N, C1, H, W, 16]) and GlobalAveragePool /
+// GlobalMaxPool.
 //
 // Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
 // onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
@@ -22,7 +24,7 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     return refuse(spec, error, std::string("dtype ") + dtype_name(d) + " is not supported (FLOAT, FLOAT16)");
   if (spec.outputs.size() > 1) return refuse(spec, error, "the Indices output is not supported");
   const auto& xd = spec.inputs[0].dims;
-  if (xd.size() != 3 && xd.size() != 4) return refuse(spec, error, "only 1-D and 2-D pooling is supported, input " + dims_str(xd));
+  if (xd.size() < 3 || xd.size() > 5) return refuse(spec, error, "only 1-D and 2-D pooling is supported (and 3-D of kernel 1 on the last axis), input " + dims_str(xd));
   const Attrs empty;
   const Attrs& a = spec.attrs ? *spec.attrs : empty;
   size_t sp = xd.size() - 2;
@@ -32,6 +34,19 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   if (dil.empty()) dil.assign(sp, 1);
   if (pads.empty()) pads.assign(2 * sp, 0);
   if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) return refuse(spec, error, "strides/pads/dilations do not match the spatial rank");
+  int64_t lanes = 1;
+  if (sp == 3) {  // pixels of xd[4] floats, pooled over the first two axes
+    if (kernel[2] != 1 || strides[2] != 1 || dil[2] != 1 || pads[2] != 0 || pads[5] != 0)
+      return refuse(spec, error, "only 1-D and 2-D pooling is supported (3-D needs kernel 1, stride 1, dilation 1 and no pads on "
+                                 "the last axis), given kernel_shape " + dims_str(kernel) + ", strides " + dims_str(strides) +
+                                 ", pads " + dims_str(pads));
+    lanes = xd[4];
+    kernel.pop_back();
+    strides.pop_back();
+    dil.pop_back();
+    pads = {pads[0], pads[1], pads[3], pads[4]};
+    sp = 2;
+  }
   std::string auto_pad = a.get_string("auto_pad", "NOTSET");
   bool ceil_mode = a.get_int("ceil_mode", 0) != 0;
   if (sp == 1) {
@@ -40,7 +55,7 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     dil.insert(dil.begin(), 1);
     pads = {0, pads[0], 0, pads[1]};
   }
-  int64_t sizes[2] = {sp == 1 ? 1 : xd[2], xd.back()};
+  int64_t sizes[2] = {sp == 1 ? 1 : xd[2], sp == 1 ? xd[2] : xd[3]};
   if (std::string why = window_attrs_problem({sizes[0], sizes[1]}, kernel, strides, dil, pads); !why.empty())
     return refuse(spec, error, why);
   if (!resolve_auto_pad(auto_pad, {sizes[0], sizes[1]}, kernel, strides, dil, &pads))
@@ -51,6 +66,7 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   if (!g.max && (dil[0] != 1 || dil[1] != 1)) return refuse(spec, error, "dilations are not supported for AveragePool");
   g.planes = xd[0] * xd[1];
   g.h = sizes[0]; g.w = sizes[1];
+  g.lanes = lanes;
   g.kh = kernel[0]; g.kw = kernel[1]; g.sh = strides[0]; g.sw = strides[1]; g.dh = dil[0]; g.dw = dil[1];
   g.ph = pads[0]; g.pw = pads[1]; g.ph_end = pads[2]; g.pw_end = pads[3];
   int64_t out[2];
@@ -63,8 +79,9 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
   }
   g.oh = out[0]; g.ow = out[1];
   std::vector<int64_t> want = {xd[0], xd[1]};
-  if (sp == 2) want.push_back(g.oh);
+  if (xd.size() > 3) want.push_back(g.oh);
   want.push_back(g.ow);
+  if (xd.size() == 5) want.push_back(lanes);
   if (spec.outputs[0].dims != want) return refuse(spec, error, "output shape " + dims_str(spec.outputs[0].dims) + " is not " + dims_str(want));
   TensorDesc in = spec.inputs[0], od = spec.outputs[0];
   return make_lambda_kernel([g, in, od](const void* const* inputs, void* const* outputs) {
@@ -72,9 +89,14 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
     float* y = od.dtype == ACL_FLOAT ? static_cast<float*>(outputs[0]) : scratch_floats(3, static_cast<size_t>(od.numel()));
     const PoolRows& rows = pool_rows();
     const auto planes = g.max ? rows.max_planes : rows.average_planes;
-    const int64_t work_floats = rows.work_floats(g);
-    parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(g.oh * g.ow * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
-      planes(g, x + p0 * g.h * g.w, p1 - p0, scratch_floats(6, static_cast<size_t>(work_floats)), y + p0 * g.oh * g.ow);
+    const int64_t work_floats = g.lanes > 1 ? 0 : rows.work_floats(g);
+    const int64_t in_plane = g.h * g.w * g.lanes, out_plane = g.oh * g.ow * g.lanes;
+    parallel_for(g.planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(out_plane * g.kh * g.kw, 1)), [&](int64_t p0, int64_t p1) {
+      if (g.lanes > 1) {
+        rows.lanes_planes(g, x + p0 * in_plane, p1 - p0, y + p0 * out_plane);
+      } else {
+        planes(g, x + p0 * in_plane, p1 - p0, scratch_floats(6, static_cast<size_t>(work_floats)), y + p0 * out_plane);
+      }
     });
     if (od.dtype != ACL_FLOAT) store_float(od.dtype, y, od.numel(), outputs[0], 0);
   });

@@ -72,6 +72,24 @@ def test_depthwise_squeeze_excitation_pooling_and_concat_stay_in_nc1hwc0() -> No
     done.assert_equivalent()
 
 
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+def test_a_stem_and_its_pool_run_in_nc1hwc0(op: str) -> None:
+    """ResNet's head: a 7x7 stride-2 stem and a 3x3 stride-2 pool before a blocked chain. The pool runs on the
+    stem's NC1HWC0 output as a 3-D pool of kernel 1 over the lanes (24 channels: the padding lanes stay zero),
+    so the stem writes NC1HWC0 and no TransData comes between them."""
+    b = ModelBuilder(seed=5)
+    stem = b.node("Relu", [b.conv(b.input("image", [1, 3, 32, 32]), 3, 24, 7, stride=2)])
+    pooled = b.node(op, [stem], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    out = b.conv(b.node("Relu", [b.conv(pooled, 24, 24, 3, stride=2, group=24)]), 24, 16, 1)
+    done = optimize(b.model([out]), *LAYOUT)
+    assert done.after == {"BlockedConv": 3, "Relu": 2, op: 1, "TransData": 1}
+    pool = next(n for n in done.graph.nodes if n.op_type == op)
+    assert pool.inputs[0].format == "NC1HWC0" and pool.inputs[0].producer.op_type == "Relu"  # type: ignore[union-attr]
+    assert pool.attrs["kernel_shape"] == [3, 3, 1] and pool.attrs["strides"] == [2, 2, 1]
+    assert pool.attrs["pads"] == [1, 1, 0, 1, 1, 0] and pool.outputs[0].shape == (1, 2, 8, 8, 16)
+    done.assert_equivalent()
+
+
 def test_an_op_that_would_dirty_the_padding_lanes_stays_in_nchw() -> None:
     """Sigmoid(0) is 0.5: on 24 channels the padding lanes would hold it, so the Sigmoid reads NCHW; on 32
     channels there are no padding lanes and it moves."""

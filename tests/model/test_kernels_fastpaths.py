@@ -263,7 +263,10 @@ PACKED_CONVS = [  # constant weights, packed at build (16-row panels; 7-column t
     {"x": (1, 520, 9, 10), "w": (40, 520, 1, 1)},
     # wide products deeper than 384 in depth slices of 256 (the last partial; a partial column block; bias, Relu)
     {"x": (1, 700, 9, 9), "w": (70, 700, 1, 1), "act": "Relu"},
-    {"x": (1, 500, 12, 12), "w": (300, 500, 1, 1), "act": "Clip"},                             # by slices on 2 threads
+    {"x": (1, 500, 12, 12), "w": (80, 500, 1, 1), "act": "Clip"},                              # by slices on 2 threads
+    # deep and tall on a whole plane of 64-255 columns: B packed into 7-column tiles (groups of 48 rows, a partial one)
+    {"x": (1, 512, 14, 14), "w": (130, 512, 1, 1), "act": "Clip"},
+    {"x": (1, 300, 10, 11), "w": (96, 300, 1, 1)},                                             # 110 columns: a partial tile
     {"x": (1, 512, 7, 7), "w": (33, 512, 3, 3), "pads": [2, 2, 2, 2], "dilations": [2, 2]},    # K = 4608
     {"x": (1, 16, 11, 10), "w": (1030, 16, 1, 1)},                                             # 110 columns, large: OpenBLAS
     {"x": (1, 64, 7, 9), "w": (24, 64, 1, 1)},                                                 # 63 columns: tiles

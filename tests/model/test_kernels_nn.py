@@ -72,6 +72,36 @@ def test_average_pool_counts_of_every_row_and_column(driver: Driver, tmp_path: P
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
+# 3-D pools of kernel 1 over the last axis: the layout pass's pools of NC1HWC0 pixels (16 lanes), and other lane
+# counts (a partial vector; more than one vector).
+LANE_POOLS = [
+    ("MaxPool", {"kernel_shape": [3, 3, 1], "strides": [2, 2, 1], "pads": [1, 1, 0, 1, 1, 0]}),
+    ("MaxPool", {"kernel_shape": [3, 3, 1], "strides": [2, 2, 1], "ceil_mode": 1}),
+    ("MaxPool", {"kernel_shape": [2, 3, 1], "strides": [1, 2, 1], "dilations": [2, 1, 1], "pads": [0, 1, 0, 1, 0, 0]}),
+    ("MaxPool", {"kernel_shape": [3, 3, 1], "strides": [1, 1, 1], "pads": [1, 1, 0, 1, 1, 0]}),
+    ("AveragePool", {"kernel_shape": [3, 3, 1], "strides": [2, 2, 1], "pads": [1, 1, 0, 1, 1, 0]}),
+    ("AveragePool", {"kernel_shape": [3, 3, 1], "strides": [2, 2, 1], "pads": [1, 1, 0, 1, 1, 0], "count_include_pad": 1}),
+    ("AveragePool", {"kernel_shape": [2, 2, 1], "strides": [2, 2, 1], "ceil_mode": 1, "pads": [1, 0, 0, 0, 1, 0]}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(LANE_POOLS)))
+@pytest.mark.parametrize("lanes", [16, 5, 20])
+def test_pool_of_pixel_lanes(driver: Driver, tmp_path: Path, case: int, lanes: int) -> None:
+    # Rows of 13 pixels: groups of 4 interior outputs, a remainder and the border pixels with their valid columns.
+    op, attrs = LANE_POOLS[case]
+    x = RNG.standard_normal((2, 3, 11, 13, lanes)).astype(np.float32)
+    want = ort_run(op, [x], **attrs)[0]
+    got = run_kernel(driver, tmp_path, op, [x], [(np.float32, want.shape)], attrs=attrs)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_pool_of_pixel_lanes_refuses_a_window_across_lanes(driver: Driver, tmp_path: Path) -> None:
+    x = np.zeros((1, 2, 5, 5, 16), np.float32)
+    with pytest.raises(Refused, match="3-D needs kernel 1, stride 1, dilation 1 and no pads on the last axis"):
+        run_kernel(driver, tmp_path, "MaxPool", [x], [(np.float32, (1, 2, 5, 5, 15))], attrs={"kernel_shape": [1, 1, 2]})
+
+
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_global_pool(driver: Driver, tmp_path: Path, op: str, dtype: str) -> None:

@@ -6,7 +6,8 @@
 // counted) x (columns counted), clipped as onnxruntime does (the padded extent with count_include_pad, else the
 // input). Other strides run tap by tap over whole output rows: for each tap (i, j), the output columns whose input
 // column is inside the plane take max(y, x[ih][ow * sw + j * dw - pw]) (or add it). Global pooling
-// reduces each plane in vectors. Max keeps the larger of two values unless the comparison fails (std::max's
+// reduces each plane in vectors. Planes of pixels of several floats (NC1HWC0: a pixel's 16 channels of a block)
+// pool each output pixel's window of valid pixels as whole vectors, lanes wide, with no row buffer. Max keeps the larger of two values unless the comparison fails (std::max's
 // choice), so NaN inputs are skipped in every path.
 #include "kernels/simd/pool_rows.h"
 
@@ -275,9 +276,96 @@ void global_planes(const float* x, int64_t planes, int64_t len, bool max, float*
   }
 }
 
+// The valid taps [first, end) of a window along one axis: tap t reads o * stride - pad + t * dilation, inside
+// [0, size).
+struct TapRange {
+  int64_t first, end;
+};
+ASCENDSIM_INLINE TapRange tap_range(int64_t o, int64_t stride, int64_t pad, int64_t dilation, int64_t kernel, int64_t size) {
+  const int64_t start = o * stride - pad;
+  const int64_t first = start < 0 ? (-start + dilation - 1) / dilation : 0;
+  const int64_t end = start + (kernel - 1) * dilation < size ? kernel : (size - 1 - start) / dilation + 1;
+  return TapRange{imin(first, kernel), imax(imin(end, kernel), imin(first, kernel))};
+}
+
+// kG output pixels `step` floats apart (their windows' origins too, from `origin`), each over the same taps, each
+// its own accumulator (one chain of maxima per pixel was the whole cost: 9 dependent maxima per output).
+template <bool kMax, int kG>
+ASCENDSIM_INLINE void pool_pixels(const PoolGeometry& g, const float* plane, int64_t origin, int64_t step, TapRange rows,
+                                  TapRange cols, const float* scales, float* out) {
+  for (int64_t l = 0; l < g.lanes; l += kW) {
+    const int64_t n = imin(kW, g.lanes - l);
+    vf acc[kG];
+    for (int q = 0; q < kG; ++q) acc[q] = kMax ? splat(-__builtin_inff()) : vf{};
+    for (int64_t i = rows.first; i < rows.end; ++i)
+      for (int64_t j = cols.first; j < cols.end; ++j) {
+        const float* at = plane + origin + (i * g.dh * g.w + j * g.dw) * g.lanes + l;
+        for (int q = 0; q < kG; ++q) {
+          const vf v = load_first(at + q * step, n);
+          acc[q] = kMax ? vmax(acc[q], v) : acc[q] + v;
+        }
+      }
+    for (int q = 0; q < kG; ++q) store_first(out + q * g.lanes + l, kMax ? acc[q] : acc[q] * scales[q], n);
+  }
+}
+
+// Per output row: the pixels whose window has every column inside the row (interior) kPixelGroup at a time,
+// the others one by one with their valid columns. (An empty window, all pads: -inf for max as the plane paths
+// give, 0 for an average.)
+template <bool kMax>
+void pool_lanes(const PoolGeometry& g, const float* x, int64_t planes, float* y) {
+  constexpr int kPixelGroup = 4;
+  const int64_t step = g.sw * g.lanes;
+  const int64_t inner_lo = imin(g.ow, (g.pw + g.sw - 1) / g.sw);
+  const int64_t last = g.w - 1 - (g.kw - 1) * g.dw + g.pw;  // the last origin column whose window fits
+  const int64_t inner_hi = last < 0 ? inner_lo : imax(inner_lo, imin(g.ow, last / g.sw + 1));
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* plane = x + p * g.h * g.w * g.lanes;
+    float* out = y + p * g.oh * g.ow * g.lanes;
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      const TapRange rows = tap_range(oh, g.sh, g.ph, g.dh, g.kh, g.h);
+      const int64_t row_count = kMax ? 0 : window_count(oh, g.sh, g.ph, g.ph_end, g.kh, g.h, g.include_pad);
+      auto origin = [&](int64_t ow) { return ((oh * g.sh - g.ph) * g.w + ow * g.sw - g.pw) * g.lanes; };  // (may lie before the plane)
+      auto scale = [&](int64_t ow) {
+        if (kMax) return 1.0f;
+        const int64_t count = row_count * window_count(ow, g.sw, g.pw, g.pw_end, g.kw, g.w, g.include_pad);
+        return count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+      };
+      float* row = out + oh * g.ow * g.lanes;
+      int64_t ow = 0;
+      for (; ow < g.ow; ++ow) {
+        if (ow == inner_lo) {
+          const TapRange all{0, g.kw};
+          for (; ow + kPixelGroup <= inner_hi; ow += kPixelGroup) {
+            float scales[kPixelGroup];
+            for (int q = 0; q < kPixelGroup; ++q) scales[q] = scale(ow + q);
+            pool_pixels<kMax, kPixelGroup>(g, plane, origin(ow), step, rows, all, scales, row + ow * g.lanes);
+          }
+          for (; ow < inner_hi; ++ow) {
+            const float one = scale(ow);
+            pool_pixels<kMax, 1>(g, plane, origin(ow), step, rows, all, &one, row + ow * g.lanes);
+          }
+          if (ow >= g.ow) break;
+        }
+        const float one = scale(ow);
+        pool_pixels<kMax, 1>(g, plane, origin(ow), step, rows, tap_range(ow, g.sw, g.pw, g.dw, g.kw, g.w), &one,
+                             row + ow * g.lanes);
+      }
+    }
+  }
+}
+
+void lanes_planes(const PoolGeometry& g, const float* x, int64_t planes, float* y) {
+  if (g.max) {
+    pool_lanes<true>(g, x, planes, y);
+  } else {
+    pool_lanes<false>(g, x, planes, y);
+  }
+}
+
 }  // namespace
 
 extern const PoolRows pool_rows_table;
-const PoolRows pool_rows_table = {work_floats, max_planes, average_planes, global_planes};
+const PoolRows pool_rows_table = {work_floats, max_planes, average_planes, global_planes, lanes_planes};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

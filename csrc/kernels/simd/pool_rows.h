@@ -8,6 +8,7 @@ namespace ascendsim::kernels {
 struct PoolGeometry {
   int64_t planes = 0, h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t ph = 0, pw = 0, ph_end = 0, pw_end = 0;
+  int64_t lanes = 1;  // floats per pixel, pooled independently (16: an NC1HWC0 plane's pixel of a block)
   bool max = true, include_pad = false;
 };
 
@@ -20,6 +21,9 @@ struct PoolRows {
   void (*average_planes)(const PoolGeometry& g, const float* x, int64_t planes, float* work, float* y);
   // y[p] = max / mean of the `len` values of plane p, for planes [0, planes).
   void (*global_planes)(const float* x, int64_t planes, int64_t len, bool max, float* y);
+  // y (planes x oh x ow x lanes) = max / average pooling (g.max) of `planes` consecutive planes x (h x w x lanes
+  // each) over their pixels of g.lanes floats.
+  void (*lanes_planes)(const PoolGeometry& g, const float* x, int64_t planes, float* y);
 };
 
 const PoolRows& pool_rows();

@@ -518,8 +518,12 @@ def _layer_norm(inputs: Sequence[Array | None], attrs: dict[str, Any]) -> list[A
 
 
 def _pool(inputs: Sequence[Array | None], attrs: dict[str, Any], is_max: bool) -> list[Array]:
-    """2-D max/average pooling with explicit pads (average excludes pads unless count_include_pad)."""
+    """2-D max/average pooling with explicit pads (average excludes pads unless count_include_pad); a 3-D pool
+    whose last axis has kernel 1, stride 1 and no pads (the layout pass's NC1HWC0 pools) as the 2-D pool of
+    its lanes."""
     x = np.asarray(inputs[0])
+    if x.ndim == 5:
+        return [_pool_lanes(x, attrs, is_max)]
     if x.ndim != 4 or attrs.get("ceil_mode", 0) or attrs.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
         raise HostKernelError("the host pools handle 2-D, floor mode, explicit pads only")
     kh, kw = attrs["kernel_shape"]
@@ -538,6 +542,18 @@ def _pool(inputs: Sequence[Array | None], attrs: dict[str, Any], is_max: bool) -
         windows = np.nan_to_num(windows, nan=0.0)
         return [windows.mean(axis=0).astype(x.dtype)]
     return [np.nanmean(windows, axis=0).astype(x.dtype)]
+
+
+def _pool_lanes(x: Array, attrs: dict[str, Any], is_max: bool) -> Array:
+    kernel, strides = attrs["kernel_shape"], attrs.get("strides", [1, 1, 1])
+    dilations, pads = attrs.get("dilations", [1, 1, 1]), attrs.get("pads", [0] * 6)
+    if len(kernel) != 3 or kernel[2] != 1 or strides[2] != 1 or dilations[2] != 1 or pads[2] or pads[5]:
+        raise HostKernelError("the host pools handle 3-D only with kernel 1, stride 1 and no pads on the last axis")
+    planar = {**attrs, "kernel_shape": kernel[:2], "strides": strides[:2], "dilations": dilations[:2],
+              "pads": [pads[0], pads[1], pads[3], pads[4]]}
+    n, c, h, w, lanes = x.shape
+    y = _pool([x.transpose(0, 1, 4, 2, 3).reshape(n, c * lanes, h, w)], planar, is_max)[0]
+    return np.ascontiguousarray(y.reshape(n, c, lanes, *y.shape[2:]).transpose(0, 1, 3, 4, 2))
 
 
 HOST_KERNELS["MaxPool"] = lambda inputs, attrs: _pool(inputs, attrs, True)

@@ -15,7 +15,9 @@ nodes once in topological order and keeps, per NCHW value, its NC1HWC0 twin:
   one (the others get theirs by TransData): elementwise ops and an inference BatchNormalization (as a
   per-channel Mul and Add), with tensor inputs of the output's shape or per-channel [N, C, 1, 1] and
   constants that are scalars or per channel (re-laid out); GlobalAveragePool / GlobalMaxPool (a ReduceMean /
-  ReduceMax over H and W); Concat on the channels when every input but the last fills whole blocks.
+  ReduceMax over H and W); MaxPool / AveragePool (a 3-D pool of kernel 1 over the 16 lanes: the NC1HWC0 pool,
+  where a stem's pool kept the stem NCHW and a TransData after the pool); Concat on the channels when every
+  input but the last fills whole blocks.
 - Every original value still read by a node left in NCHW, or a graph output, is then made from its twin by a
   TransData NC1HWC0 -> NCHW; the others go.
 
@@ -45,6 +47,7 @@ LAYOUT_PASS = "nc1hwc0_layout"
 MAX_DEPTHWISE_TAPS = 256  # the kernel's tap lists (blocked_conv.cpp)
 MAX_STEM_CHANNELS, MAX_STEM_WINDOW = 4, 7  # the few-channel direct conv's limits (stem_conv.cpp)
 GLOBAL_POOLS = {"GlobalAveragePool": "ReduceMean", "GlobalMaxPool": "ReduceMax"}
+WINDOW_POOLS = ("MaxPool", "AveragePool")
 
 
 @register_pass(LAYOUT_PASS, stage="stage2", order=5)
@@ -124,6 +127,9 @@ def _carries(node: Node) -> bool:
     if node.domain != "" or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
+    if node.op_type in WINDOW_POOLS:  # (SAME_* padding resolved to pads on import; left as it is otherwise)
+        return out.dtype == DType.FLOAT and len(out.shape or ()) == 4 and \
+            node.attr("auto_pad", "NOTSET") in ("NOTSET", "VALID")
     return node.op_type in GLOBAL_POOLS or node.op_type == "BatchNormalization" or \
         (node.op_type == "Concat" and node.attr("axis") in (1, -3)) or \
         (fusable(node) and out.dtype == DType.FLOAT and len(out.shape or ()) == 4)
@@ -146,6 +152,8 @@ class _Layout:
             return
         elif node.op_type in GLOBAL_POOLS:
             self._global_pool(node)
+        elif node.op_type in WINDOW_POOLS:
+            self._window_pool(node)
         elif node.op_type == "Concat":
             self._concat(node)
         elif node.op_type == "BatchNormalization":
@@ -172,6 +180,22 @@ class _Layout:
             return
         self._replace(node, GLOBAL_POOLS[node.op_type], [self.twins[id(x)]], {"axes": [2, 3], "keepdims": 1},
                       domain="")
+
+    def _window_pool(self, node: Node) -> None:
+        """A 2-D MaxPool / AveragePool as the 3-D pool of the twin's pixels: kernel 1, stride 1, no pads over the
+        lanes (max and mean of zero lanes are zero: the padding lanes stay zero)."""
+        x = node.inputs[0]
+        if x is None or id(x) not in self.twins:
+            return
+        attrs = dict(node.attrs)
+        attrs["kernel_shape"] = [*node.attr("kernel_shape"), 1]
+        for name in ("strides", "dilations"):
+            attrs[name] = [*node.attr(name, [1, 1]), 1]
+        if "pads" in attrs:
+            top, left, bottom, right = node.attr("pads")
+            attrs["pads"] = [top, left, 0, bottom, right, 0]
+        self._replace(node, node.op_type, [self.twins[id(x)]], attrs, domain="")
+        self.stats.add("pools in NC1HWC0")
 
     def _batch_norm(self, node: Node) -> None:
         """Inference BatchNormalization (one not folded into a conv: DenseNet's before its convs) as a
