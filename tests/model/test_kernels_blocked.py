@@ -34,6 +34,10 @@ CONVS = [
     ((1, 48, 11, 11), (48, 48, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 3 blocks, 36 pixels
     ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 20, 2, 3), (36, 20, 5, 5), {"pads": [2, 2, 2, 2]}),                               # plane < window
+    # padded, few border pixels: border patches (the default model's convs), the interior read in place
+    ((1, 16, 40, 40), (32, 16, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((2, 20, 36, 36), (72, 20, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),          # 5 blocks, 2 images
+    ((1, 24, 48, 50), (40, 24, 3, 3), {"pads": [2, 0, 1, 2], "dilations": [2, 1], "strides": [2, 2]}),  # every side
     ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
     ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),                  # framed
     ((2, 32, 12, 12), (32, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 32}),
