@@ -289,8 +289,9 @@ class BlockedConvKernel final : public Kernel {
       const float* origins[kMaxTilePixels];
       BlockedConvArgs base = common;
       for (int64_t j = j0; j < j1; ++j) {
-        const int64_t n = j / (groups_ * bands_), ob0 = j / bands_ % groups_ * group_, ob1 = std::min(m1_, ob0 + group_);
-        const int64_t p_begin = j % bands_ * band_, p_end = std::min(plane, p_begin + band_);
+        // (jobs band-major: a thread's share of them is a part of the plane, the part it wrote in the layer before)
+        const int64_t n = j / (groups_ * bands_), ob0 = j % groups_ * group_, ob1 = std::min(m1_, ob0 + group_);
+        const int64_t p_begin = j / groups_ % bands_ * band_, p_end = std::min(plane, p_begin + band_);
         const float* image = x + n * c1_ * in_plane;
         if (patches_) {  // (one pass over the input blocks, no fused sum)
           base.in_blocks = c1_;
@@ -362,8 +363,8 @@ class BlockedConvKernel final : public Kernel {
     parallel_for(g.n * c1_ * bands, 1, [&](int64_t j0, int64_t j1) {
       int64_t taps[kMaxDepthwiseTaps], weight_taps[kMaxDepthwiseTaps];
       for (int64_t j = j0; j < j1; ++j) {
-        const int64_t plane_index = j / bands, r0 = j % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
-        const int64_t block = plane_index % c1_;
+        const int64_t block = j % c1_, plane_index = j / (c1_ * bands) * c1_ + block;  // (band-major, as dense)
+        const int64_t r0 = j / c1_ % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
         const float* plane = x + plane_index * hp_ * wp_ * kC0;
         float* dst = out + plane_index * g.oh * g.ow * kC0;
         BlockedDepthwiseArgs a{};

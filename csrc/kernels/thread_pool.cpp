@@ -5,10 +5,14 @@
 // (regions of a model follow each other within microseconds; a condition variable wake-up costs several
 // microseconds per region) and only then sleep on a condition variable; the caller notifies only when a
 // worker sleeps. A worker joins the job by incrementing the active count with a compare-exchange that also
-// checks the generation and that the job is still open, then every participant claims chunks from an
-// atomic cursor. The caller, once the cursor is exhausted, waits (spinning: the remaining chunks are being
-// run) until no worker is active and closes the job in the same compare-exchange, so a late worker can
-// never join a finished job or see the next job's fields half written. Only one region runs at a time
+// checks the generation and that the job is still open, then claims chunks: first from its own share (the
+// chunks are cut into one run per thread, the caller's first, worker i's the (i+1)-th), then from the others'
+// shares, each through that share's atomic cursor. So a thread that keeps up computes the same part of every
+// region: the same part of each layer's output, which it then reads in the next layer from its own cache (with
+// one cursor for all, which thread took which chunk changed from layer to layer, and half of every layer's
+// input came from the other core's cache). The caller, once every share is exhausted, waits (spinning: the
+// remaining chunks are being run) until no worker is active and closes the job in the same compare-exchange,
+// so a late worker can never join a finished job or see the next job's fields half written. Only one region runs at a time
 // (try_lock): a concurrent caller runs its loop itself, which keeps two executing models from
 // oversubscribing the CPUs and makes nested calls safe.
 #include "kernels/thread_pool.h"
@@ -56,9 +60,9 @@ inline uint64_t generation_of(uint64_t state) { return state >> (kActiveBits + 1
 
 class Pool {
  public:
-  explicit Pool(int threads) : threads_(threads) {
+  explicit Pool(int threads) : threads_(threads), shares_(static_cast<size_t>(threads)) {
     for (int i = 1; i < threads_; ++i) {
-      workers_.emplace_back([this] { work(); });
+      workers_.emplace_back([this, i] { work(i); });
       // Named here: a new thread would otherwise inherit the name of whichever thread first ran a region.
       pthread_setname_np(workers_.back().native_handle(), "ascendsim-pool");
     }
@@ -81,7 +85,12 @@ class Pool {
     fn_ = fn;
     n_ = n;
     chunk_ = chunk;
-    cursor_.store(0, std::memory_order_relaxed);
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    for (int i = 0; i < threads_; ++i) {
+      Share& share = shares_[static_cast<size_t>(i)];
+      share.next.store(chunks * i / threads_, std::memory_order_relaxed);
+      share.end = chunks * (i + 1) / threads_;
+    }
     uint64_t next = (state_.load(std::memory_order_relaxed) & ~(kClosed | kActiveMask)) + kGenerationOne;
     state_.store(next, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -89,7 +98,7 @@ class Pool {
       wake_.notify_all();
     }
     in_region_ = true;
-    drain();
+    drain(0);
     in_region_ = false;
     // Close: wait until the workers that joined have finished their chunks.
     uint64_t state = state_.load(std::memory_order_acquire);
@@ -103,11 +112,15 @@ class Pool {
   }
 
  private:
-  void drain() {
-    for (;;) {
-      int64_t begin = cursor_.fetch_add(chunk_, std::memory_order_relaxed);
-      if (begin >= n_) return;
-      fn_.call(fn_.object, begin, std::min(n_, begin + chunk_));
+  // Runs chunks of participant `self`'s share, then of the others' (the caller is participant 0).
+  void drain(int self) {
+    for (int k = 0; k < threads_; ++k) {
+      Share& share = shares_[static_cast<size_t>((self + k) % threads_)];
+      for (;;) {
+        const int64_t c = share.next.fetch_add(1, std::memory_order_relaxed);
+        if (c >= share.end) break;
+        fn_.call(fn_.object, c * chunk_, std::min(n_, (c + 1) * chunk_));
+      }
     }
   }
 
@@ -128,7 +141,7 @@ class Pool {
     return false;
   }
 
-  void work() {
+  void work(int self) {
     in_region_ = true;  // a parallel_for inside a chunk runs inline
     uint64_t seen = 0;
     for (;;) {
@@ -147,17 +160,23 @@ class Pool {
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
         continue;
       }
-      drain();
+      drain(self);
       state_.fetch_sub(1, std::memory_order_release);
     }
   }
 
+  // A participant's run of chunks: the next to claim, and the end (one cache line each: claimed concurrently).
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
   const int threads_;
+  std::vector<Share> shares_;
   std::vector<std::thread> workers_;
   std::mutex region_mutex_;
   ChunkFn fn_{nullptr, nullptr};
   int64_t n_ = 0, chunk_ = 1;
-  std::atomic<int64_t> cursor_{0};
   std::atomic<uint64_t> state_{kClosed};  // generation 0, closed: workers wait for generation 1
   std::atomic<int> sleepers_{0};
   std::mutex sleep_mutex_;
