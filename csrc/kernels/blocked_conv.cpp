@@ -215,7 +215,7 @@ class BlockedConvKernel final : public Kernel {
     int64_t border[kMaxTilePixels];
     int64_t border_count = 0, run_begin = -1;
     float* patches = scratch_floats(13, static_cast<size_t>(tile_pixels_ * patch_floats));
-    float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * kMaxTileBlocks * kC0));
+    float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * group_ * kC0));
     auto tiles_over = [&](const BlockedConvArgs& a, const float* const* first, int64_t count, float* at) {
       for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
         BlockedConvArgs t = a;
@@ -248,16 +248,10 @@ class BlockedConvKernel final : public Kernel {
         gather_patch(image, border[q] / g.ow, border[q] % g.ow, patches + q * patch_floats);
         origins[q] = patches + q * patch_floats;
       }
-      for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
-        BlockedConvArgs t = a;
-        t.weights = packed_.data() + ob * block_floats_;
-        t.bias = bias_.data() + ob * kC0;
-        const int64_t blocks = std::min(tile_blocks_, ob1 - ob);
-        tiles_.conv(t, origins, border_count, blocks, staged);
-        for (int64_t b = 0; b < blocks; ++b)
-          for (int64_t q = 0; q < border_count; ++q)
-            std::copy_n(staged + (b * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob + b) * plane + border[q]) * kC0);
-      }
+      tiles_over(a, origins, border_count, staged);
+      for (int64_t ob = ob0; ob < ob1; ++ob)
+        for (int64_t q = 0; q < border_count; ++q)
+          std::copy_n(staged + ((ob - ob0) * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob) * plane + border[q]) * kC0);
       border_count = 0;
     };
     for (int64_t p = p_begin, oh = p_begin / g.ow, ow = p_begin % g.ow; p < p_end; ++p) {
