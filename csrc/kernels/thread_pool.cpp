@@ -12,8 +12,8 @@
 // one cursor for all, which thread took which chunk changed from layer to layer, and half of every layer's
 // input came from the other core's cache). The caller, once every share is exhausted, waits (spinning: the
 // remaining chunks are being run) until no worker is active and closes the job in the same compare-exchange,
-// so a late worker can never join a finished job or see the next job's fields half written. Only one region runs at a time
-// (try_lock): a concurrent caller runs its loop itself, which keeps two executing models from
+// so a late worker can never join a finished job or see the next job's fields half written. Only one region
+// runs at a time (try_lock): a concurrent caller runs its loop itself, which keeps two executing models from
 // oversubscribing the CPUs and makes nested calls safe.
 #include "kernels/thread_pool.h"
 
