@@ -35,6 +35,7 @@
 #include <cstring>
 
 #include "kernels/conv_attrs.h"
+#include "kernels/conv_geometry.h"
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/layout.h"
@@ -121,16 +122,14 @@ class BlockedConvKernel final : public Kernel {
     tile_pixels_ = tiles_.pixels[tile_blocks_];
     const int64_t window_bytes = g.kh * ((tile_pixels_ - 1) * g.sw + (g.kw - 1) * g.dw + 1) * kC0 * static_cast<int64_t>(sizeof(float));
     chunk_ = std::clamp<int64_t>(kTileInputBytes / window_bytes, 1, c1_);
-    // The interior: output rows [row_lo_, row_hi_) and columns [col_lo_, col_hi_) whose every tap is inside x.
-    row_lo_ = std::min(g.oh, (g.ph + g.sh - 1) / g.sh);
-    const int64_t last_row = g.h - 1 - (g.kh - 1) * g.dh + g.ph, last_col = g.w - 1 - (g.kw - 1) * g.dw + g.pw;
-    row_hi_ = last_row < 0 ? row_lo_ : std::clamp(last_row / g.sh + 1, row_lo_, g.oh);
-    col_lo_ = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-    col_hi_ = last_col < 0 ? col_lo_ : std::clamp(last_col / g.sw + 1, col_lo_, g.ow);
-    const int64_t border = g.oh * g.ow - (row_hi_ - row_lo_) * (col_hi_ - col_lo_);
+    // The interior: the output rows and columns whose every tap is inside x.
+    inner_rows_ = interior_outputs(g.oh, g.h, g.kh, g.sh, g.ph, g.dh);
+    inner_cols_ = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, g.dw);
+    const int64_t border = g.oh * g.ow - (inner_rows_.hi - inner_rows_.lo) * (inner_cols_.hi - inner_cols_.lo);
     patches_ = padded() && !has_sum_ && chunk_ >= c1_ &&
                kPatchFrameShare * border * taps_ < frame_height() * frame_width();
     plan_frame(padded() && !patches_);
+    origin_shift_ = patches_ ? (g.ph * wp_ + g.pw) * kC0 : 0;  // (a frame holds the pads)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) tap_offsets_.push_back((i * g.dh * wp_ + j * g.dw) * kC0);
     for (int64_t t = 0; t < taps_; ++t) patch_taps_.push_back(t * kC0);
@@ -189,7 +188,43 @@ class BlockedConvKernel final : public Kernel {
   }
 
   // Whether every tap of output pixel (oh, ow) is inside x.
-  bool interior(int64_t oh, int64_t ow) const { return oh >= row_lo_ && oh < row_hi_ && ow >= col_lo_ && ow < col_hi_; }
+  bool interior(int64_t oh, int64_t ow) const {
+    return oh >= inner_rows_.lo && oh < inner_rows_.hi && ow >= inner_cols_.lo && ow < inner_cols_.hi;
+  }
+
+  // One tile of `count` pixels over output blocks [ob0, ob1), tile_blocks_ at a time, from a.weights and a.bias
+  // (block ob0's); block ob's outputs and fused sum at out and sum (null: none) + (ob - ob0) * a.out_block_stride.
+  void run_tile(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t ob0, int64_t ob1,
+                const float* sum, float* out) const {
+    for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
+      BlockedConvArgs t = a;
+      t.weights = a.weights + (ob - ob0) * block_floats_;
+      t.bias = a.bias + (ob - ob0) * kC0;
+      const int64_t at = (ob - ob0) * a.out_block_stride;
+      t.sum = sum != nullptr ? sum + at : nullptr;
+      tiles_.conv(t, origins, count, std::min(tile_blocks_, ob1 - ob), out + at);
+    }
+  }
+
+  // Pixels [p0, p1) of `image` (outputs and sum as run_tile's, from pixel p0) in tiles of equal size (49 pixels:
+  // 10, 10, 10, 10, 9, not 12 x 4 and a tile of one that streams the group's weights for a single pixel); origins
+  // advance pixel by pixel, without a division each (as costly as the sums of a tile when the conv is shallow).
+  void run_pixels(const BlockedConvArgs& a, const float* image, int64_t p0, int64_t p1, int64_t ob0, int64_t ob1,
+                  const float* sum, float* out) const {
+    const ConvGeometry& g = g_;
+    const float* origins[kMaxTilePixels];
+    const int64_t tiles = (p1 - p0 + tile_pixels_ - 1) / tile_pixels_, step = (p1 - p0 + tiles - 1) / tiles;
+    int64_t oh = p0 / g.ow, ow = p0 % g.ow;
+    for (int64_t t0 = p0; t0 < p1; t0 += step) {
+      const int64_t count = std::min(step, p1 - t0);
+      for (int64_t q = 0; q < count; ++q) {
+        origins[q] = image + ((oh * g.sh * wp_ + ow * g.sw) * kC0 - origin_shift_);
+        if (++ow == g.ow) ow = 0, ++oh;
+      }
+      const int64_t at = (t0 - p0) * kC0;
+      run_tile(a, origins, count, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);
+    }
+  }
 
   // The patch of output pixel (oh, ow) of image `image`: its window of every input block, zeros outside x.
   void gather_patch(const float* image, int64_t oh, int64_t ow, float* patch) const {
@@ -205,36 +240,21 @@ class BlockedConvKernel final : public Kernel {
         }
   }
 
-  // Patches: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1). Interior pixels in runs of
-  // neighbours read x in place; border pixels in tiles on their patches, written to `staged` and scattered.
+  // Patches: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1) (`base`: their weights and
+  // bias, one pass). Interior pixels in runs of neighbours read x in place; border pixels in tiles on their
+  // patches, written to a staging buffer and scattered.
   void run_patched_band(const float* image, int64_t n, int64_t ob0, int64_t ob1, int64_t p_begin, int64_t p_end,
                         const BlockedConvArgs& base, float* out) const {
     const ConvGeometry& g = g_;
     const int64_t plane = g.oh * g.ow, patch_floats = c1_ * taps_ * kC0;
-    const float* origins[kMaxTilePixels];
+    const float* patch_origins[kMaxTilePixels];
     int64_t border[kMaxTilePixels];
     int64_t border_count = 0, run_begin = -1;
     float* patches = scratch_floats(13, static_cast<size_t>(tile_pixels_ * patch_floats));
     float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * group_ * kC0));
-    auto tiles_over = [&](const BlockedConvArgs& a, const float* const* first, int64_t count, float* at) {
-      for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
-        BlockedConvArgs t = a;
-        t.weights = packed_.data() + ob * block_floats_;
-        t.bias = bias_.data() + ob * kC0;
-        tiles_.conv(t, first, count, std::min(tile_blocks_, ob1 - ob), at + (ob - ob0) * t.out_block_stride);
-      }
-    };
-    auto flush_run = [&](int64_t end) {  // interior pixels [run_begin, end): balanced tiles
+    auto flush_run = [&](int64_t end) {  // interior pixels [run_begin, end)
       if (run_begin < 0) return;
-      const int64_t tiles = (end - run_begin + tile_pixels_ - 1) / tile_pixels_, step = (end - run_begin + tiles - 1) / tiles;
-      for (int64_t p0 = run_begin; p0 < end; p0 += step) {
-        const int64_t count = std::min(step, end - p0);
-        for (int64_t q = 0, oh = p0 / g.ow, ow = p0 % g.ow; q < count; ++q) {
-          origins[q] = image + ((oh * g.sh - g.ph) * g.w + ow * g.sw - g.pw) * kC0;
-          if (++ow == g.ow) ow = 0, ++oh;
-        }
-        tiles_over(base, origins, count, out + ((n * m1_ + ob0) * plane + p0) * kC0);
-      }
+      run_pixels(base, image, run_begin, end, ob0, ob1, nullptr, out + ((n * m1_ + ob0) * plane + run_begin) * kC0);
       run_begin = -1;
     };
     auto flush_border = [&] {
@@ -246,9 +266,9 @@ class BlockedConvKernel final : public Kernel {
       a.out_block_stride = tile_pixels_ * kC0;
       for (int64_t q = 0; q < border_count; ++q) {
         gather_patch(image, border[q] / g.ow, border[q] % g.ow, patches + q * patch_floats);
-        origins[q] = patches + q * patch_floats;
+        patch_origins[q] = patches + q * patch_floats;
       }
-      tiles_over(a, origins, border_count, staged);
+      run_tile(a, patch_origins, border_count, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
         for (int64_t q = 0; q < border_count; ++q)
           std::copy_n(staged + ((ob - ob0) * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob) * plane + border[q]) * kC0);
@@ -280,48 +300,24 @@ class BlockedConvKernel final : public Kernel {
     common.lo = lo_;
     common.hi = hi_;
     parallel_for(g.n * groups_ * bands_, 1, [&](int64_t j0, int64_t j1) {
-      const float* origins[kMaxTilePixels];
       BlockedConvArgs base = common;
       for (int64_t j = j0; j < j1; ++j) {
         // (jobs band-major: a thread's share of them is a part of the plane, the part it wrote in the layer before)
         const int64_t n = j / (groups_ * bands_), ob0 = j % groups_ * group_, ob1 = std::min(m1_, ob0 + group_);
         const int64_t p_begin = j / groups_ % bands_ * band_, p_end = std::min(plane, p_begin + band_);
         const float* image = x + n * c1_ * in_plane;
-        if (patches_) {  // (one pass over the input blocks, no fused sum)
-          base.in_blocks = c1_;
-          base.origin_offset = 0;
-          base.accumulate = false;
-          base.last = true;
-          base.sum = nullptr;
-          run_patched_band(image, n, ob0, ob1, p_begin, p_end, base, out);
-          for (int64_t ob = ob0; ob < ob1; ++ob) finish(out + ((n * m1_ + ob) * plane + p_begin) * kC0, nullptr, ob, p_end - p_begin);
-          continue;
-        }
+        const int64_t at = ((n * m1_ + ob0) * plane + p_begin) * kC0;  // the band's first output of block ob0
+        base.bias = bias_.data() + ob0 * kC0;
         for (int64_t k0 = 0; k0 < c1_; k0 += chunk_) {
+          base.weights = packed_.data() + ob0 * block_floats_ + k0 * taps_ * kC0 * kC0;
           base.in_blocks = std::min(chunk_, c1_ - k0);
           base.origin_offset = k0 * in_plane;
           base.accumulate = k0 > 0;
           base.last = k0 + chunk_ >= c1_;
-          // The band's pixels in tiles of equal size (49 pixels: 10, 10, 10, 10, 9, not 12 x 4 and a tile of
-          // one that streams the group's weights for a single pixel); origins advance pixel by pixel, without
-          // a division each (as costly as the sums of a tile when the conv is shallow).
-          const int64_t tiles = (p_end - p_begin + tile_pixels_ - 1) / tile_pixels_;
-          const int64_t step = (p_end - p_begin + tiles - 1) / tiles;
-          int64_t oh = p_begin / g.ow, ow = p_begin % g.ow;
-          for (int64_t p0 = p_begin; p0 < p_end; p0 += step) {
-            const int64_t count = std::min(step, p_end - p0);
-            for (int64_t q = 0; q < count; ++q) {
-              origins[q] = image + (oh * g.sh * wp_ + ow * g.sw) * kC0;
-              if (++ow == g.ow) ow = 0, ++oh;
-            }
-            for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
-              BlockedConvArgs a = base;
-              a.weights = packed_.data() + ob * block_floats_ + k0 * taps_ * kC0 * kC0;
-              a.bias = bias_.data() + ob * kC0;
-              const int64_t at = ((n * m1_ + ob) * plane + p0) * kC0;
-              a.sum = sum != nullptr ? sum + at : nullptr;
-              tiles_.conv(a, origins, count, std::min(tile_blocks_, ob1 - ob), out + at);
-            }
+          if (patches_) {  // (one pass over the input blocks, no fused sum)
+            run_patched_band(image, n, ob0, ob1, p_begin, p_end, base, out);
+          } else {
+            run_pixels(base, image, p_begin, p_end, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);
           }
         }
         for (int64_t ob = ob0; ob < ob1; ++ob) finish(out + ((n * m1_ + ob) * plane + p_begin) * kC0, nullptr, ob, p_end - p_begin);
@@ -336,17 +332,15 @@ class BlockedConvKernel final : public Kernel {
       for (int64_t t = 0; t < taps_; ++t) packed_[static_cast<size_t>((c / kC0 * taps_ + t) * kC0 + c % kC0)] = w[c * taps_ + t];
     // Output columns whose taps all fall inside x: pw <= ow * sw and ow * sw - pw + (kw - 1) * dw < w.
     const ConvGeometry& g = g_;
-    inner_lo_ = std::min(g.ow, (g.pw + g.sw - 1) / g.sw);
-    const int64_t last = g.w - 1 - (g.kw - 1) * g.dw + g.pw;
-    inner_hi_ = last < 0 ? inner_lo_ : std::clamp(last / g.sw + 1, inner_lo_, g.ow);
+    inner_cols_ = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, g.dw);
     // A border pixel runs alone with its valid taps (a tile of one: a weight load per multiply-add, and the tap
     // list rebuilt), which on narrow planes with wide windows costs more than a pass copying x into a
     // zero-bordered frame, where every pixel is interior. Measured (Zen 3, AVX2, one thread): the frame won
     // 20-47 % for 5x5 on 14x14 and 7x7 on 7x7 to 28x28 (5.6 to 23 border taps per frame column) and lost
     // 15-50 % for 3x3 on 14x14 (1.1); on a Zen 5 (AVX-512) it won 20-25 % for 3x3 on 7x7 (2.0: MobileNetV2's
     // 960 channels 24.5-26.8 -> 19.4-21.3 us) and lost again on 14x14.
-    plan_frame(padded() && (g.ow - (inner_hi_ - inner_lo_)) * taps_ >= kFrameTapsPerColumn * frame_width());
-    if (frame_) inner_lo_ = 0, inner_hi_ = g.ow;
+    plan_frame(padded() && (g.ow - (inner_cols_.hi - inner_cols_.lo)) * taps_ >= kFrameTapsPerColumn * frame_width());
+    if (frame_) inner_cols_ = OutputSpan{0, g.ow};
   }
 
   void run_depthwise(const float* x, const float* sum, float* out) const {
@@ -387,12 +381,12 @@ class BlockedConvKernel final : public Kernel {
             }
           };
           float* row = dst + oh * g.ow * kC0;
-          if (inner_hi_ > inner_lo_) {
-            row_taps(inner_lo_, true);
-            tiles_.depthwise(a, plane, inner_hi_ - inner_lo_, row + inner_lo_ * kC0);
+          if (inner_cols_.hi > inner_cols_.lo) {
+            row_taps(inner_cols_.lo, true);
+            tiles_.depthwise(a, plane, inner_cols_.hi - inner_cols_.lo, row + inner_cols_.lo * kC0);
           }
           for (int64_t ow = 0; ow < g.ow; ++ow) {
-            if (ow == inner_lo_ && inner_hi_ > inner_lo_) ow = inner_hi_;
+            if (ow == inner_cols_.lo && inner_cols_.hi > inner_cols_.lo) ow = inner_cols_.hi;
             if (ow >= g.ow) break;
             row_taps(ow, false);
             tiles_.depthwise(a, plane, 1, row + ow * kC0);
@@ -423,9 +417,9 @@ class BlockedConvKernel final : public Kernel {
   int64_t group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
   int64_t tile_blocks_ = 1, tile_pixels_ = 1;                           // dense: the tile the conv runs
   bool patches_ = false;                                                 // dense: border patches (else a frame)
-  int64_t row_lo_ = 0, row_hi_ = 0, col_lo_ = 0, col_hi_ = 0;            // dense: the interior pixels
   std::vector<int64_t> patch_taps_;                                      // dense: the taps in a patch
-  int64_t inner_lo_ = 0, inner_hi_ = 0;                                      // depthwise: interior columns
+  OutputSpan inner_rows_{0, 0}, inner_cols_{0, 0};                      // interior rows (dense), columns (both)
+  int64_t origin_shift_ = 0;                                             // dense: the pads' floats (patches)
   std::vector<float> packed_, bias_;
   std::vector<int64_t> tap_offsets_;
 };

@@ -10,4 +10,18 @@ struct ConvGeometry {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, group = 1;  // ph, pw: the begin pads
 };
 
+// The output positions [lo, hi) along one axis whose every tap lies inside the input [0, size): position o's taps
+// read o * stride - pad + t * dilation, t < kernel. (static, and no library templates: simd/ uses it too; see the
+// rule of simd/ in docs/kernels.md.)
+struct OutputSpan {
+  int64_t lo, hi;
+};
+static inline OutputSpan interior_outputs(int64_t outputs, int64_t size, int64_t kernel, int64_t stride, int64_t pad,
+                                          int64_t dilation) {
+  const int64_t first = (pad + stride - 1) / stride, lo = first < outputs ? first : outputs;
+  const int64_t last = size - 1 - (kernel - 1) * dilation + pad;  // the last window start that fits, plus the pad
+  const int64_t hi = last < 0 ? lo : last / stride + 1;
+  return OutputSpan{lo, hi < lo ? lo : (hi > outputs ? outputs : hi)};
+}
+
 }  // namespace ascendsim::kernels

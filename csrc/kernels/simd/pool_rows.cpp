@@ -7,10 +7,11 @@
 // input). Other strides run tap by tap over whole output rows: for each tap (i, j), the output columns whose input
 // column is inside the plane take max(y, x[ih][ow * sw + j * dw - pw]) (or add it). Global pooling
 // reduces each plane in vectors. Planes of pixels of several floats (NC1HWC0: a pixel's 16 channels of a block)
-// pool each output pixel's window of valid pixels as whole vectors, lanes wide, with no row buffer. Max keeps the larger of two values unless the comparison fails (std::max's
-// choice), so NaN inputs are skipped in every path.
+// pool each output pixel's window of valid pixels as whole vectors, lanes wide, with no row buffer. Max keeps the
+// larger of two values unless the comparison fails (std::max's choice), so NaN inputs are skipped in every path.
 #include "kernels/simd/pool_rows.h"
 
+#include "kernels/conv_geometry.h"
 #include "kernels/simd/simd.h"
 
 namespace ascendsim::kernels::ASCENDSIM_ISA_NS {
@@ -316,9 +317,8 @@ template <bool kMax>
 void pool_lanes(const PoolGeometry& g, const float* x, int64_t planes, float* y) {
   constexpr int kPixelGroup = 4;
   const int64_t step = g.sw * g.lanes;
-  const int64_t inner_lo = imin(g.ow, (g.pw + g.sw - 1) / g.sw);
-  const int64_t last = g.w - 1 - (g.kw - 1) * g.dw + g.pw;  // the last origin column whose window fits
-  const int64_t inner_hi = last < 0 ? inner_lo : imax(inner_lo, imin(g.ow, last / g.sw + 1));
+  const OutputSpan inner = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, g.dw);
+  const int64_t inner_lo = inner.lo, inner_hi = inner.hi;
   for (int64_t p = 0; p < planes; ++p) {
     const float* plane = x + p * g.h * g.w * g.lanes;
     float* out = y + p * g.oh * g.ow * g.lanes;
