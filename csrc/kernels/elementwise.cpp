@@ -427,6 +427,55 @@ std::unique_ptr<Kernel> make_clip(const NodeSpec& spec, std::string* error) {
   });
 }
 
+// Removes step `index` of a program whose inputs take slots [0, n_in): the steps that read its slot read
+// `replacement` instead, and the later steps' slots move down by one.
+void erase_step(std::vector<Step>* steps, int n_in, size_t index, int replacement) {
+  const int erased = n_in + static_cast<int>(index);
+  steps->erase(steps->begin() + static_cast<std::ptrdiff_t>(index));
+  for (Step& s : *steps) {
+    for (int k = 0; k < s.nin; ++k) {
+      if (s.in[k] == erased) s.in[k] = replacement;
+      else if (s.in[k] > erased) --s.in[k];
+    }
+  }
+}
+
+int readers(const std::vector<Step>& steps, int slot) {
+  int count = 0;
+  for (const Step& s : steps)
+    for (int k = 0; k < s.nin; ++k) count += s.in[k] == slot;
+  return count;
+}
+
+// A float Mul read only by the Add after it becomes one multiply-add step, and a Relu that is the only reader
+// of a multiply-add before it joins it: a scale-and-shift (an inference BatchNormalization on NC1HWC0,
+// passes/layout_5hd.py, then its Relu) runs as one pass over each block instead of three (DenseNet-121's,
+// 64 x 56 x 56 blocked: 38 -> 29 us, a Relu alone 25).
+void fuse_multiply_add(std::vector<Step>* steps, int n_in) {
+  auto all_float = [](const Step& s) {
+    return s.kind == kF && s.in_kind[0] == kF && (s.nin < 2 || s.in_kind[1] == kF) && (s.nin < 3 || s.in_kind[2] == kF);
+  };
+  for (size_t t = 0; t + 1 < steps->size(); ++t) {
+    Step &mul = (*steps)[t], &add = (*steps)[t + 1];
+    const int product = n_in + static_cast<int>(t);
+    if (mul.op != kMul || add.op != kAdd || !all_float(mul) || !all_float(add) || readers(*steps, product) != 1 ||
+        (add.in[0] != product && add.in[1] != product))
+      continue;
+    const int shift = add.in[0] == product ? add.in[1] : add.in[0];
+    add = Step{kMulAdd, {mul.in[0], mul.in[1], shift}, 3, kF, {kF, kF, kF}};
+    erase_step(steps, n_in, t, product);
+  }
+  for (size_t t = 0; t + 1 < steps->size(); ++t) {
+    Step &fused = (*steps)[t], &relu = (*steps)[t + 1];
+    const int sum = n_in + static_cast<int>(t);
+    if (fused.op != kMulAdd || fused.flag || relu.op != kRelu || relu.kind != kF || relu.in[0] != sum ||
+        readers(*steps, sum) != 1)
+      continue;
+    fused.flag = true;
+    erase_step(steps, n_in, t + 1, sum);
+  }
+}
+
 std::unique_ptr<Kernel> make_fused(const NodeSpec& spec, std::string* error) {
   if (!check_inputs(spec, error)) return nullptr;
   const AttrValue* program = spec.attrs != nullptr ? spec.attrs->find("program") : nullptr;
@@ -459,6 +508,7 @@ std::unique_ptr<Kernel> make_fused(const NodeSpec& spec, std::string* error) {
     slot_map.push_back(n_in + static_cast<int>(steps.size()) - 1);
   }
   if (!check_output(spec, steps.back().kind, error)) return nullptr;
+  fuse_multiply_add(&steps, n_in);
   return std::make_unique<ElementwiseKernel>(std::move(inputs), spec.outputs[0], std::move(steps));
 }
 

@@ -228,6 +228,46 @@ def test_per_channel_operands_of_a_blocked_tensor(driver: Driver, tmp_path: Path
     np.testing.assert_array_equal(run(driver, tmp_path / "int", "Add", [i, j], np.int64, i.shape), i + j)
 
 
+def _step(op: str, *inputs: int) -> dict[str, object]:
+    return {"op": op, "inputs": list(inputs), "attrs": {}}
+
+
+def _relu(v: np.ndarray) -> np.ndarray:
+    return np.where(v > 0, v, np.float32(0))  # the Relu step's v > 0 ? v : 0 (NaN -> 0)
+
+
+# Programs over x, s, b (slots 0-2) where a Mul and an Add, and a Relu after them, run as one multiply-add step
+# (elementwise.cpp's fuse_multiply_add) or must not: the steps after a fused one read renumbered slots.
+MULTIPLY_ADD_PROGRAMS = {
+    "scale_shift_relu": ([_step("Mul", 0, 1), _step("Add", 2, 3), _step("Relu", 4)],
+                         lambda x, s, b: _relu(x * s + b)),
+    "then_more_steps": ([_step("Mul", 1, 0), _step("Add", 3, 2), _step("Relu", 4), _step("Sub", 5, 0),
+                         _step("Mul", 6, 6)], lambda x, s, b: (_relu(x * s + b) - x) ** 2),
+    "product_read_twice": ([_step("Mul", 0, 1), _step("Add", 3, 2), _step("Add", 4, 3)],
+                           lambda x, s, b: x * s + b + x * s),
+    "sum_read_twice": ([_step("Mul", 0, 1), _step("Add", 3, 2), _step("Relu", 4), _step("Add", 5, 4)],
+                       lambda x, s, b: _relu(x * s + b) + x * s + b),
+    "relu_not_of_the_sum": ([_step("Mul", 0, 1), _step("Add", 3, 2), _step("Relu", 0), _step("Mul", 5, 4)],
+                            lambda x, s, b: _relu(x) * (x * s + b)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MULTIPLY_ADD_PROGRAMS))
+def test_multiply_add_steps_of_a_program(driver: Driver, tmp_path: Path, name: str) -> None:
+    """On a blocked tensor with per-channel scale and shift (the NC1HWC0 BatchNormalization and its Relu), NaN,
+    infinities and zero included."""
+    program, reference = MULTIPLY_ADD_PROGRAMS[name]
+    x = RNG.standard_normal((1, 3, 9, 11, 16)).astype(np.float32)
+    x.flat[:4] = [np.nan, np.inf, -np.inf, 0.0]
+    s = RNG.standard_normal((1, 3, 1, 1, 16)).astype(np.float32)
+    b = RNG.standard_normal((1, 3, 1, 1, 16)).astype(np.float32)
+    got = run(driver, tmp_path, "FusedElementwise", [x, s, b], np.float32, x.shape, domain="ascendsim",
+              attrs={"program": program})
+    with np.errstate(invalid="ignore"):
+        want = reference(x, s, b)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
 def test_cast_to_float16_inside_a_program_rounds_as_numpy(driver: Driver, tmp_path: Path) -> None:
     """A float32 -> FLOAT16 Cast read back as float32 (also how ROUND_*_FP16 round): the vectorized rounding
     (row_loops round_fp16) against numpy at the edges: ties to even, subnormals, the overflow bound 65520,

@@ -14,6 +14,7 @@ enum Op {
   kAdd, kSub, kMul, kDiv, kPow, kMod, kAnd, kOr, kXor, kPRelu, kMax, kMin,
   kEqual, kGreater, kLess, kGreaterOrEqual, kLessOrEqual,
   kWhere, kClip,
+  kMulAdd,  // a * b + c, Relu after when `flag`: a fused Mul and Add (elementwise.cpp's fuse_multiply_add)
 };
 
 enum Kind { kF = 0, kI = 1 };  // a slot holds float32 or int64 values
@@ -25,7 +26,7 @@ struct Step {
   Kind kind = kF;         // result kind
   Kind in_kind[3] = {kF, kF, kF};
   float alpha = 0, beta = 0, gamma = 0;
-  bool flag = false;      // Mod fmod=1; Gelu approximate=tanh
+  bool flag = false;      // Mod fmod=1; Gelu approximate=tanh; MulAdd then Relu
   aclDataType to = ACL_FLOAT;
 };
 

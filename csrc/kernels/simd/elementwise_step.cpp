@@ -163,6 +163,18 @@ void exec_step(const Step& s, int64_t n, void* const* slot, void* out) {
     }
     return;
   }
+  if (s.op == kMulAdd) {  // float only (fuse_multiply_add); one pass where Mul, Add and Relu took three
+    const float *A = F(0), *B = F(1), *C = F(2);
+    if (s.flag) {
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = A[i] * B[i] + C[i];
+        fo[i] = v > 0.0f ? v : 0.0f;  // as the Relu step
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) fo[i] = A[i] * B[i] + C[i];
+    }
+    return;
+  }
   if (s.op == kClip) {
     if (s.kind == kF) {
       const float *X = F(0), *L = F(1), *H = F(2);
