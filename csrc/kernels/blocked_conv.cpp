@@ -39,6 +39,7 @@
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 #include "kernels/layout.h"
+#include "kernels/packed_floats.h"
 #include "kernels/simd/blocked_conv_tiles.h"
 #include "kernels/stem_conv.h"
 #include "kernels/thread_pool.h"
@@ -420,7 +421,7 @@ class BlockedConvKernel final : public Kernel {
   std::vector<int64_t> patch_taps_;                                      // dense: the taps in a patch
   OutputSpan inner_rows_{0, 0}, inner_cols_{0, 0};                      // interior rows (dense), columns (both)
   int64_t origin_shift_ = 0;                                             // dense: the pads' floats (patches)
-  std::vector<float> packed_, bias_;
+  PackedFloats packed_, bias_;
   std::vector<int64_t> tap_offsets_;
 };
 
@@ -449,7 +450,7 @@ class BlockedStemKernel final : public Kernel {
   Activation act_;
   bool round_;
   std::unique_ptr<StemConv> stem_;
-  std::vector<float> bias_;
+  PackedFloats bias_;
 };
 
 std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* error) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/layout.h"
+#include "kernels/packed_floats.h"
 #include "kernels/simd/gemm_tiles.h"
 
 namespace ascendsim::kernels {
@@ -37,7 +38,7 @@ class PackedMatrix {
                     const Epilogue& e, float* c, int64_t ldc) const;
   void multiply_by_depth(const float* b, int64_t ldb, int64_t n, const Epilogue& e, float* c, int64_t ldc) const;
   int64_t m_, k_;
-  std::vector<float> panels_;
+  PackedFloats panels_;
 };
 
 // A constant k x n row-major matrix B packed into panels of kUnit columns, k-major within a panel (columns past n
@@ -52,7 +53,7 @@ class PackedColumns {
 
  private:
   int64_t k_, n_;
-  std::vector<float> panels_;
+  PackedFloats panels_;
 };
 
 }  // namespace ascendsim::kernels

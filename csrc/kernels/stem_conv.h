@@ -8,6 +8,7 @@
 
 #include "kernels/conv_geometry.h"
 #include "kernels/epilogue.h"
+#include "kernels/packed_floats.h"
 
 namespace ascendsim::kernels {
 
@@ -33,7 +34,7 @@ class StemConv {
   int64_t band_ = 1;              // output rows per job
   int64_t frame_rows_ = 1;        // frame rows of a band, per channel
   std::vector<int64_t> tap_offsets_;
-  std::vector<float> packed_;
+  PackedFloats packed_;
 };
 
 }  // namespace ascendsim::kernels
