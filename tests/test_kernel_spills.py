@@ -11,7 +11,15 @@ import shutil
 
 import pytest
 from kernel_build import OPTIMIZED, ROOT, variants
-from spill_check import TILED, string_stores, tiled_in, variant_disassembly, variant_loops
+from spill_check import (
+    TILE_FUNCTIONS,
+    TILED,
+    string_stores,
+    tiled_in,
+    variant_disassembly,
+    variant_loops,
+    vectors_stored_to_stack_per_function,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils)")
 
@@ -42,3 +50,13 @@ def test_no_kernel_clears_memory_per_call(disassembly: dict, variant: str) -> No
     # home in memory), 15% of a 40-deep grouped 1x1 conv on a Zen 3; accumulators are now set element by element.
     assert "::isa_" in disassembly[variant]  # the variant's functions were found at all
     assert string_stores(disassembly[variant]) == []
+
+
+@pytest.mark.parametrize("variant", [name for name, _ in variants()])
+def test_tile_functions_keep_their_accumulators_in_registers_for_the_whole_call(disassembly: dict, variant: str) -> None:
+    # Loops over a tile's fixed extents unrolled before GCC places its arrays (ASCENDSIM_UNROLL_TILE, simd.h):
+    # without, the blocked conv tiles copied every accumulator to the stack and back around the loops over the sum.
+    stored = vectors_stored_to_stack_per_function(disassembly[variant])
+    tiles = {name: count for name, count in stored.items() if name in TILE_FUNCTIONS}
+    assert set(tiles) == set(TILE_FUNCTIONS), tiles  # found at all
+    assert all(count == 0 for count in tiles.values()), tiles

@@ -215,12 +215,15 @@ class BlockedConvKernel final : public Kernel {
     const ConvGeometry& g = g_;
     const float* origins[kMaxTilePixels];
     const int64_t tiles = (p1 - p0 + tile_pixels_ - 1) / tile_pixels_, step = (p1 - p0 + tiles - 1) / tiles;
-    int64_t oh = p0 / g.ow, ow = p0 % g.ow;
+    const int64_t column_step = g.sw * kC0, row_step = g.sh * wp_ * kC0, ow_end = g.ow;
+    int64_t ow = p0 % g.ow, row = p0 / g.ow * row_step - origin_shift_;  // row: column 0's offset (may be < 0)
+    int64_t offset = row + ow * column_step;
     for (int64_t t0 = p0; t0 < p1; t0 += step) {
       const int64_t count = std::min(step, p1 - t0);
       for (int64_t q = 0; q < count; ++q) {
-        origins[q] = image + ((oh * g.sh * wp_ + ow * g.sw) * kC0 - origin_shift_);
-        if (++ow == g.ow) ow = 0, ++oh;
+        origins[q] = image + offset;
+        offset += column_step;
+        if (++ow == ow_end) ow = 0, row += row_step, offset = row;
       }
       const int64_t at = (t0 - p0) * kC0;
       run_tile(a, origins, count, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);

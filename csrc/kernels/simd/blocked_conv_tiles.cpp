@@ -78,8 +78,11 @@ constexpr int64_t kSquare = kUnit * kUnit;  // floats of one tap's weights of an
 template <int kP, int kB>
 ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* origins, float* __restrict out) {
   vf acc[kP][kB][kU];
+  ASCENDSIM_UNROLL_TILE
   for (int b = 0; b < kB; ++b)
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u)
         acc[p][b][u] = a.accumulate ? load(out + b * a.out_block_stride + p * kLine + u * kW) : load(a.bias + b * kLine + u * kW);
   for (int64_t ib = 0; ib < a.in_blocks; ++ib) {
@@ -89,18 +92,25 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
     // did not follow: ResNet-50 on a Zen 5, 33.7 -> 32.2 ms at 1 thread, MobileNetV2 3.81 -> 3.76; two blocks
     // ahead, ResNet-50 a little faster and MobileNetV2, its 1x1 convs of 2-9 input blocks, slower).
     if (ib + 1 < a.in_blocks)
+      ASCENDSIM_UNROLL_TILE
       for (int p = 0; p < kP; ++p) __builtin_prefetch(origins[p] + block_offset + a.in_block_stride, 0, 3);
     for (int64_t t = 0; t < a.tap_count; ++t) {
       const float* src[kP];
+      ASCENDSIM_UNROLL_TILE
       for (int p = 0; p < kP; ++p) src[p] = origins[p] + block_offset + a.taps[t];
       const float* wt = wb + t * kSquare;
       auto channel = [&](int c) __attribute__((always_inline)) {
         vf w[kB][kU];
+        ASCENDSIM_UNROLL_TILE
         for (int b = 0; b < kB; ++b)
+          ASCENDSIM_UNROLL_TILE
           for (int u = 0; u < kU; ++u) w[b][u] = load(wt + b * a.weight_block + c * kLine + u * kW);
+        ASCENDSIM_UNROLL_TILE
         for (int p = 0; p < kP; ++p) {
           const float x = src[p][c];  // (a float times a vector: a broadcast load, not an add to a zero vector)
+          ASCENDSIM_UNROLL_TILE
           for (int b = 0; b < kB; ++b)
+            ASCENDSIM_UNROLL_TILE
             for (int u = 0; u < kU; ++u) acc[p][b][u] += x * w[b][u];
         }
       };
@@ -116,9 +126,12 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
     }
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
+  ASCENDSIM_UNROLL_TILE
   for (int b = 0; b < kB; ++b) {
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p) {
       float* at = out + b * a.out_block_stride + p * kLine;
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) {
         vf v = acc[p][b][u];
         if (a.last) {
@@ -136,23 +149,34 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, const float* const* orig
 template <int kP, int kB>
 ASCENDSIM_TILE void stem_block_tile(const BlockedStemArgs& a, const float* first, float* out) {
   vf acc[kP][kB][kU];
+  ASCENDSIM_UNROLL_TILE
   for (int b = 0; b < kB; ++b)
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) acc[p][b][u] = load(a.bias + b * kLine + u * kW);
   for (int64_t t = 0; t < a.tap_count; ++t) {
     const float* src = first + a.taps[t];
     vf w[kB][kU];
+    ASCENDSIM_UNROLL_TILE
     for (int b = 0; b < kB; ++b)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) w[b][u] = load(a.weights + b * a.weight_block + t * kLine + u * kW);
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p) {
       const float x = src[p];
+      ASCENDSIM_UNROLL_TILE
       for (int b = 0; b < kB; ++b)
+        ASCENDSIM_UNROLL_TILE
         for (int u = 0; u < kU; ++u) acc[p][b][u] += x * w[b][u];
     }
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
+  ASCENDSIM_UNROLL_TILE
   for (int b = 0; b < kB; ++b)
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) store(out + b * a.out_block_stride + p * kLine + u * kW, clamp(acc[p][b][u], lo, hi));
 }
 
@@ -193,17 +217,24 @@ void stem(const BlockedStemArgs& a, const float* first, int64_t count, int64_t n
 template <int kP>
 ASCENDSIM_TILE void depthwise_tile(const BlockedDepthwiseArgs& a, const float* first, float* out) {
   vf acc[kP][kU];
+  ASCENDSIM_UNROLL_TILE
   for (int p = 0; p < kP; ++p)
+    ASCENDSIM_UNROLL_TILE
     for (int u = 0; u < kU; ++u) acc[p][u] = load(a.bias + u * kW);
   for (int64_t t = 0; t < a.tap_count; ++t) {
     vf w[kU];
+    ASCENDSIM_UNROLL_TILE
     for (int u = 0; u < kU; ++u) w[u] = load(a.weights + a.weight_taps[t] + u * kW);
     const float* at = first + a.taps[t];
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kP; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) acc[p][u] += load(at + p * a.stride + u * kW) * w[u];
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
+  ASCENDSIM_UNROLL_TILE
   for (int p = 0; p < kP; ++p)
+    ASCENDSIM_UNROLL_TILE
     for (int u = 0; u < kU; ++u) store(out + p * kLine + u * kW, clamp(acc[p][u], lo, hi));
 }
 

@@ -87,6 +87,7 @@ ASCENDSIM_INLINE float finish(const GemmEpilogue& e, int64_t r, float v) {
 // stored. The tiles pass their accumulators by value through the lambda: through a pointer, GCC kept them in memory.
 template <int kV, class Value>
 ASCENDSIM_INLINE void store_row(float* c, int64_t cols, vf lo, vf hi, Value value) {
+  ASCENDSIM_UNROLL_TILE
   for (int u = 0; u < kV; ++u) {
     const int64_t n = imin(kW, cols - u * kW);
     if (n <= 0) break;
@@ -118,16 +119,24 @@ template <int kPanels, int kCols>
 ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* bp, int64_t kc, const GemmEpilogue& e,
                                   int64_t r0, float* c, int64_t ldc, int64_t rows, int64_t cols) {
   vf acc[kPanels][kCols][kU];  // (set element by element: see wide_rows)
+  ASCENDSIM_UNROLL_TILE
   for (int p = 0; p < kPanels; ++p)
+    ASCENDSIM_UNROLL_TILE
     for (int j = 0; j < kCols; ++j)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) acc[p][j][u] = vf{};
   for (int64_t k = 0; k < kc; ++k, ap += kUnit, bp += kNarrowCols) {
     vf a[kPanels][kU];
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) a[p][u] = load(ap + p * pitch + u * kW);
+    ASCENDSIM_UNROLL_TILE
     for (int j = 0; j < kCols; ++j) {
       const float b = bp[j];
+      ASCENDSIM_UNROLL_TILE
       for (int p = 0; p < kPanels; ++p)
+        ASCENDSIM_UNROLL_TILE
         for (int u = 0; u < kU; ++u) acc[p][j][u] += b * a[p][u];
     }
   }
@@ -137,11 +146,14 @@ ASCENDSIM_INLINE void narrow_tile(const float* ap, int64_t pitch, const float* b
   const bool finished = e.sum == nullptr;
   if (finished) {
     const vf lo = splat(e.lo), hi = splat(e.hi);
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) {
         const int64_t first = p * kUnit + u * kW;  // the vector's first row in the tile
         const vf bias =
             e.bias != nullptr && first < rows ? load_first(e.bias + r0 + first, imin(kW, rows - first)) : vf{};
+        ASCENDSIM_UNROLL_TILE
         for (int j = 0; j < kCols; ++j) acc[p][j][u] = clamp(acc[p][j][u] + bias, lo, hi);
       }
   }
@@ -176,6 +188,7 @@ void narrow(const float* ap, int64_t pitch, const float* bp, int64_t kc, const G
 
 // Rows [r0, r0 + kRows) of the wide product (kRows of one panel, from ap: its row r0 % kUnit) by kBlocks adjacent
 // blocks of B (their last `cols` <= kBlocks * kUnit columns stored), stored up to row m.
+// (Its loops without ASCENDSIM_UNROLL_TILE: with it ShuffleNet's shallow grouped 1x1 convs ran 16% slower.)
 template <int kRows, int kBlocks = 1>
 ASCENDSIM_INLINE void wide_rows(const float* ap, int64_t k, const float* b, int64_t ldb, const GemmEpilogue& e,
                                 bool accumulate, int64_t r0, int64_t m, vf lo, vf hi, float* c, int64_t ldc,
@@ -255,20 +268,30 @@ template <int kRows, int kPanels>
 ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, int64_t panel_stride,
                                   const vf* bias, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
   vf acc[kRows][kPanels][kU];  // started from the bias (set element by element, not zeroed: see wide_rows)
+  ASCENDSIM_UNROLL_TILE
   for (int r = 0; r < kRows; ++r)
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) acc[r][p][u] = bias[p * kU + u];
   for (int64_t kk = 0; kk < k; ++kk) {
     vf bv[kPanels][kU];
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
+      ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) bv[p][u] = load(bp + p * panel_stride + kk * kUnit + u * kW);
+    ASCENDSIM_UNROLL_TILE
     for (int r = 0; r < kRows; ++r) {
       const float x = a[r * lda + kk];
+      ASCENDSIM_UNROLL_TILE
       for (int p = 0; p < kPanels; ++p)
+        ASCENDSIM_UNROLL_TILE
         for (int u = 0; u < kU; ++u) acc[r][p][u] += x * bv[p][u];
     }
   }
+  ASCENDSIM_UNROLL_TILE
   for (int r = 0; r < kRows; ++r)
+    ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
       store_row<kU>(c + r * ldc + p * kUnit, p + 1 < kPanels ? kUnit : cols, lo, hi,
                     [&](int u, int64_t) { return acc[r][p][u]; });
@@ -298,6 +321,7 @@ ASCENDSIM_INLINE void column_panels(const float* a, int64_t lda, int64_t m, int6
   }
   const int64_t width = (kPanels - 1) * kUnit + cols;
   vf b[kPanels * kU];  // the bias by vectors, zero past the width (no zeroed array: see test_kernel_spills.py)
+  ASCENDSIM_UNROLL_TILE
   for (int v = 0; v < kPanels * kU; ++v) {
     const int64_t n = imin(kW, width - v * kW);
     b[v] = bias != nullptr && n > 0 ? load_first(bias + v * kW, n) : vf{};

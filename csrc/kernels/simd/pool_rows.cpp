@@ -297,15 +297,18 @@ ASCENDSIM_INLINE void pool_pixels(const PoolGeometry& g, const float* plane, int
   for (int64_t l = 0; l < g.lanes; l += kW) {
     const int64_t n = imin(kW, g.lanes - l);
     vf acc[kG];
+    ASCENDSIM_UNROLL_TILE
     for (int q = 0; q < kG; ++q) acc[q] = kMax ? splat(-__builtin_inff()) : vf{};
     for (int64_t i = rows.first; i < rows.end; ++i)
       for (int64_t j = cols.first; j < cols.end; ++j) {
         const float* at = plane + origin + (i * g.dh * g.w + j * g.dw) * g.lanes + l;
+        ASCENDSIM_UNROLL_TILE
         for (int q = 0; q < kG; ++q) {
           const vf v = load_first(at + q * step, n);
           acc[q] = kMax ? vmax(acc[q], v) : acc[q] + v;
         }
       }
+    ASCENDSIM_UNROLL_TILE
     for (int q = 0; q < kG; ++q) store_first(out + q * g.lanes + l, kMax ? acc[q] : acc[q] * scales[q], n);
   }
 }

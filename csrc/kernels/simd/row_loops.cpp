@@ -18,12 +18,15 @@ constexpr int kChains = 4;  // independent vector accumulators of a row sum
 template <class F>
 ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
   vf acc[kChains];
+  ASCENDSIM_UNROLL_TILE
   for (int q = 0; q < kChains; ++q) acc[q] = vf{};
   int64_t i = 0;
   for (; i + kChains * kW <= len; i += kChains * kW)
+    ASCENDSIM_UNROLL_TILE
     for (int q = 0; q < kChains; ++q) acc[q] += f(load(x + i + q * kW));
   for (; i + kW <= len; i += kW) acc[0] += f(load(x + i));
   double sum = 0;
+  ASCENDSIM_UNROLL_TILE
   for (int q = 0; q < kChains; ++q)
     for (int l = 0; l < kW; ++l) sum += acc[q][l];
   for (; i < len; ++i) sum += f(vf{} + x[i])[0];

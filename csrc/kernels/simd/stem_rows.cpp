@@ -19,27 +19,36 @@ ASCENDSIM_TILE void stem_tile(const StemBand& b, const float* row, const float* 
                               int64_t r, int64_t col, float* out) {
   const int64_t channels = imin(kTileChannels, b.m - m0);
   vf acc[kTileChannels][kStemVectors];
+  ASCENDSIM_UNROLL_TILE
   for (int i = 0; i < kTileChannels; ++i)
+    ASCENDSIM_UNROLL_TILE
     for (int v = 0; v < kStemVectors; ++v) acc[i][v] = splat(bias != nullptr && i < channels ? bias[m0 + i] : 0.0f);
   const float* w = packed;
   for (int64_t t = 0; t < b.taps; ++t, w += kTileChannels) {
     const float* p = row + b.tap_offsets[t] + col;
     vf x[kStemVectors];
+    ASCENDSIM_UNROLL_TILE
     for (int v = 0; v < kStemVectors; ++v) x[v] = load(p + v * kW);
+    ASCENDSIM_UNROLL_TILE
     for (int i = 0; i < kTileChannels; ++i) {
       const float wi = w[i];  // scalar * vector: a broadcast load (splat's 0 + w is an add GCC must keep for -0)
+      ASCENDSIM_UNROLL_TILE
       for (int v = 0; v < kStemVectors; ++v) acc[i][v] += wi * x[v];
     }
   }
   const vf lo = splat(b.lo), hi = splat(b.hi);
   if (channels == kTileChannels && col + kStepColumns <= b.ow) {  // the common tile: whole
+    ASCENDSIM_UNROLL_TILE
     for (int i = 0; i < kTileChannels; ++i)
+      ASCENDSIM_UNROLL_TILE
       for (int v = 0; v < kStemVectors; ++v) store(out + ((m0 + i) * b.oh + r) * b.ow + col + v * kW, clamp(acc[i][v], lo, hi));
     return;
   }
   // An edge tile goes through a buffer (constant indices keep acc in registers over the taps).
   float tile[kTileChannels][kStepColumns];
+  ASCENDSIM_UNROLL_TILE
   for (int i = 0; i < kTileChannels; ++i)
+    ASCENDSIM_UNROLL_TILE
     for (int v = 0; v < kStemVectors; ++v) store(&tile[i][v * kW], clamp(acc[i][v], lo, hi));
   const int64_t columns = imin(kStepColumns, b.ow - col);
   for (int64_t i = 0; i < channels; ++i) {
