@@ -195,15 +195,20 @@ class BlockedConvKernel final : public Kernel {
 
   // One tile of `count` pixels over output blocks [ob0, ob1), tile_blocks_ at a time, from a.weights and a.bias
   // (block ob0's); block ob's outputs and fused sum at out and sum (null: none) + (ob - ob0) * a.out_block_stride.
-  void run_tile(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t ob0, int64_t ob1,
-                const float* sum, float* out) const {
+  // `contiguous`: pixel q's origin is origins[0] + q * 16 (the tiles' one-pointer form).
+  void run_tile(const BlockedConvArgs& a, const float* const* origins, int64_t count, bool contiguous, int64_t ob0,
+                int64_t ob1, const float* sum, float* out) const {
     for (int64_t ob = ob0; ob < ob1; ob += tile_blocks_) {
       BlockedConvArgs t = a;
       t.weights = a.weights + (ob - ob0) * block_floats_;
       t.bias = a.bias + (ob - ob0) * kC0;
-      const int64_t at = (ob - ob0) * a.out_block_stride;
+      const int64_t at = (ob - ob0) * a.out_block_stride, nb = std::min(tile_blocks_, ob1 - ob);
       t.sum = sum != nullptr ? sum + at : nullptr;
-      tiles_.conv(t, origins, count, std::min(tile_blocks_, ob1 - ob), out + at);
+      if (contiguous) {
+        tiles_.conv_contiguous(t, origins[0], count, nb, out + at);
+      } else {
+        tiles_.conv(t, origins, count, nb, out + at);
+      }
     }
   }
 
@@ -225,8 +230,10 @@ class BlockedConvKernel final : public Kernel {
         offset += column_step;
         if (++ow == ow_end) ow = 0, row += row_step, offset = row;
       }
+      // (steps of one pixel in a row, and a row's wrap never less: the first and last origins tell)
+      const bool contiguous = column_step == kC0 && origins[count - 1] == origins[0] + (count - 1) * kC0;
       const int64_t at = (t0 - p0) * kC0;
-      run_tile(a, origins, count, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);
+      run_tile(a, origins, count, contiguous, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);
     }
   }
 
@@ -272,7 +279,7 @@ class BlockedConvKernel final : public Kernel {
         gather_patch(image, border[q] / g.ow, border[q] % g.ow, patches + q * patch_floats);
         patch_origins[q] = patches + q * patch_floats;
       }
-      run_tile(a, patch_origins, border_count, ob0, ob1, nullptr, staged);
+      run_tile(a, patch_origins, border_count, false, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
         for (int64_t q = 0; q < border_count; ++q)
           std::copy_n(staged + ((ob - ob0) * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob) * plane + border[q]) * kC0);

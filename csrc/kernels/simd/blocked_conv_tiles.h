@@ -53,6 +53,8 @@ struct BlockedConvTiles {
   // Output pixels [0, count) (count <= pixels[nb]) of output blocks [0, nb) (nb <= blocks): pixel p's origin in
   // the first input block is origins[p]; it is written at out + p * 16 (+ b * out_block_stride), as is its sum.
   void (*conv)(const BlockedConvArgs& a, const float* const* origins, int64_t count, int64_t nb, float* out);
+  // The same where pixel p's origin is first + p * 16 (neighbours at stride 1).
+  void (*conv_contiguous)(const BlockedConvArgs& a, const float* first, int64_t count, int64_t nb, float* out);
   // A stem's output pixels [0, count) (count <= pixels[nb]) of output blocks [0, nb), written at out + p * 16
   // (+ b * out_block_stride).
   void (*stem)(const BlockedStemArgs& a, const float* first, int64_t count, int64_t nb, float* out);
