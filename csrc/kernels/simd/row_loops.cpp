@@ -124,6 +124,27 @@ void affine(const float* x, float* y, int64_t len, float scale, float shift, flo
   for (int64_t i = 0; i < len; ++i) y[i] = fmin_(fmax_(x[i] * scale + shift, lo), hi);
 }
 
+// kChains partial sums of alternate lines, each 16 doubles in registers (a single chain's adds each waited on the
+// one before, and the general loop at the baseline's width converted 2 floats at a time).
+void line_sums(const float* x, int64_t lines, int64_t stride, double* sums) {
+  double acc[kChains][kUnit];
+  ASCENDSIM_UNROLL_TILE
+  for (int q = 0; q < kChains; ++q)
+    ASCENDSIM_UNROLL_TILE
+    for (int j = 0; j < kUnit; ++j) acc[q][j] = 0.0;
+  int64_t i = 0;
+  for (; i + kChains <= lines; i += kChains)
+    ASCENDSIM_UNROLL_TILE
+    for (int q = 0; q < kChains; ++q)
+      ASCENDSIM_UNROLL_TILE
+      for (int j = 0; j < kUnit; ++j) acc[q][j] += x[(i + q) * stride + j];
+  for (; i < lines; ++i)
+    ASCENDSIM_UNROLL_TILE
+    for (int j = 0; j < kUnit; ++j) acc[0][j] += x[i * stride + j];
+  ASCENDSIM_UNROLL_TILE
+  for (int j = 0; j < kUnit; ++j) sums[j] = (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]);
+}
+
 void add(float* row, const float* bias, int64_t n) {
   for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
 }
@@ -241,7 +262,7 @@ void lines_to_rows(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, i
 }  // namespace
 
 extern const RowLoops row_loops_table;
-const RowLoops row_loops_table = {softmax,    softmax_strided, moments,       normalize,    affine, add,
-                                   gather,     round_fp16,      rows_to_lines, lines_to_rows};
+const RowLoops row_loops_table = {softmax, softmax_strided, moments,    normalize,     affine,       line_sums,
+                                   add,     gather,          round_fp16, rows_to_lines, lines_to_rows};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

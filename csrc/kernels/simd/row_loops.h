@@ -19,6 +19,9 @@ struct RowLoops {
                     int64_t scale_count, const float* bias, int64_t bias_count);
   // y = x * scale + shift clamped to [lo, hi] (a fused Relu or Clip; pass -inf, +inf for none; NaN stays NaN).
   void (*affine)(const float* x, float* y, int64_t len, float scale, float shift, float lo, float hi);
+  // sums[j] = the double sum of line[j] over `lines` lines of 16 floats, `stride` floats apart (a blocked plane's
+  // spatial sum: reduce.cpp).
+  void (*line_sums)(const float* x, int64_t lines, int64_t stride, double* sums);
   // row[j] += bias[j] for j < n.
   void (*add)(float* row, const float* bias, int64_t n);
   // row[c] = src[c * stride] for c in [0, n).
