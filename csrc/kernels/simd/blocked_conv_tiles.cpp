@@ -71,10 +71,6 @@ static_assert(kDepthwisePixels * kU + kU + 1 + (kFma ? 0 : 1) <= kRegisters, "th
 constexpr int64_t kLine = kUnit;            // floats of one pixel's channel block
 constexpr int64_t kSquare = kUnit * kUnit;  // floats of one tap's weights of an (input, output) block pair
 
-// `out` __restrict: for all the compiler knew, a store to it could change `a`, and the epilogue reloaded a.last and
-// a.out_block_stride for each of its stores (MobileNetV2 ~5% slower on a Zen 5; a local copy of `a` instead made
-// the accumulators spill). True: a conv's output never shares memory with its inputs (the memory planner writes
-// no conv in place, compiler/memory.py) nor with the caller's arguments.
 // Where a tile's pixels start: each at its own origin (a tile across output rows, a stride, patches), or one after
 // another (neighbours at stride 1: a 1x1 conv's plane, a row of a frame), every pixel then at a constant offset
 // from one pointer (AVX-512, a 32 -> 16 1x1 conv on 112x112: 76 -> 70 us; 16 -> 64 122 -> 115).
@@ -104,6 +100,10 @@ struct Contiguous {
   ASCENDSIM_INLINE Lines<kP> lines(int64_t offset) const { return {first + offset}; }
 };
 
+// `out` __restrict: for all the compiler knew, a store to it could change `a`, and the epilogue reloaded a.last and
+// a.out_block_stride for each of its stores (MobileNetV2 ~5% slower on a Zen 5; a local copy of `a` instead made
+// the accumulators spill). True: a conv's output never shares memory with its inputs (the memory planner writes
+// no conv in place, compiler/memory.py) nor with the caller's arguments.
 template <int kP, int kB, class Source>
 ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, Source origin, float* __restrict out) {
   vf acc[kP][kB][kU];
@@ -120,9 +120,11 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, Source origin, float* __
     // The tile's lines of the next input block, a plane away (a stream per block, which the hardware prefetchers
     // did not follow: ResNet-50 on a Zen 5, 33.7 -> 32.2 ms at 1 thread, MobileNetV2 3.81 -> 3.76; two blocks
     // ahead, ResNet-50 a little faster and MobileNetV2, its 1x1 convs of 2-9 input blocks, slower).
-    if (ib + 1 < a.in_blocks)
+    if (ib + 1 < a.in_blocks) {
+      const auto next = origin.template lines<kP>(block_offset + a.in_block_stride);
       ASCENDSIM_UNROLL_TILE
-      for (int p = 0; p < kP; ++p) __builtin_prefetch(origin.template lines<kP>(block_offset + a.in_block_stride).at(p), 0, 3);
+      for (int p = 0; p < kP; ++p) __builtin_prefetch(next.at(p), 0, 3);
+    }
     for (int64_t t = 0; t < a.tap_count; ++t) {
       const auto src = origin.template lines<kP>(block_offset + a.taps[t]);
       const float* wt = wb + t * kSquare;

@@ -127,6 +127,7 @@ void affine(const float* x, float* y, int64_t len, float scale, float shift, flo
 // kChains partial sums of alternate lines, each 16 doubles in registers (a single chain's adds each waited on the
 // one before, and the general loop at the baseline's width converted 2 floats at a time).
 void line_sums(const float* x, int64_t lines, int64_t stride, double* sums) {
+  static_assert(kChains == 4, "the last loop adds the chains in pairs");
   double acc[kChains][kUnit];
   ASCENDSIM_UNROLL_TILE
   for (int q = 0; q < kChains; ++q)
