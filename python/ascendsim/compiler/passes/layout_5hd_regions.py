@@ -6,9 +6,9 @@ TransData per value crossing its border; its gain is the blocked kernels' speed 
 per conv class in networks (Zen 3 AVX2, 1 thread, blocked against NCHW; docs/kernels.md): depthwise convs
 faster, strided dense convs much faster (3x3 stride 2: 3.2 against 4.0 ms in ResNet-50, 0.37 against 0.67 ms
 in the default model), 1x1 convs level, dense 3x3 stride-1 convs slower than NCHW Winograd (2.55 against
-1.9-2.35 ms at ResNet-50's 14x14). So Winograd's convs are never candidates (they split regions), and a
-region moves when it holds at least one conv that wins (depthwise or strided, on 16 channels or more: fewer
-would be padded to a block) per two border crossings, and no fewer convs than crossings. MobileNet and
+1.9-2.35 ms at ResNet-50's 14x14). So Winograd's convs are not candidates (they split regions; but see AVX-512
+below), and a region moves when it holds at least one conv that wins (depthwise or strided, on 16 channels or
+more: fewer would be padded to a block) per two border crossings, and no fewer convs than crossings. MobileNet and
 EfficientNet blocks and the default model's strided convs do. ResNet-50 does not (6 winning convs in a region
 of 27 crossings: measured level with NCHW, 93.9 against 91.9 ms at 1 thread, 59.3 against 62.5 at 2), nor
 ShuffleNet's lone depthwise convs between grouped ones (two TransData for one conv).
