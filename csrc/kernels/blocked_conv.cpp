@@ -146,7 +146,10 @@ class BlockedConvKernel final : public Kernel {
     while (band_ > pixels && g.n * groups_ * ((plane + band_ - 1) / band_) < want) band_ = (band_ / 2 + pixels - 1) / pixels * pixels;
     band_ = std::min(band_, (plane + pixels - 1) / pixels * pixels);
     bands_ = (plane + band_ - 1) / band_;
+    // As many jobs for each thread: 9 on 2 threads left one running the ninth alone (196 pixels, 22 a band).
+    while (want > 1 && g.n * groups_ * bands_ % num_threads() != 0 && bands_ < plane) ++bands_;
     band_ = (plane + bands_ - 1) / bands_;  // bands of equal size (49 pixels: 17, 17, 15, not 24, 24 and 1)
+    bands_ = (plane + band_ - 1) / band_;
   }
 
   // Whether some tap of some output pixel falls outside x (in the pads, or past its end).

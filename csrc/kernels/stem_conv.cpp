@@ -7,7 +7,9 @@
 // over the band's rows while they are in cache. The frame of a band (3 channels of 17 rows for a 3x3 stride-2
 // stem, ~46 KiB) stays in L2; im2col would have written each input value kh * kw / (sh * sw) times over.
 // NC1HWC0 output: the blocked conv's register tiles (simd/blocked_conv_tiles.h) of pixels along an output row
-// by blocks of 16 channels, one broadcast frame value per pixel and tap; no TransData follows the stem.
+// by blocks of 16 channels, a broadcast frame value per pixel and tap (shared by the taps of a kernel row that
+// read it); their pixels are sw columns apart in a frame not split by phase, a plain padded copy of the rows
+// (the split's strided copy took 16 of the default model's 72 us stem, Zen 5). No TransData follows the stem.
 #include "kernels/stem_conv.h"
 
 #include <algorithm>
@@ -36,27 +38,34 @@ bool StemConv::suits(const ConvGeometry& g) {
 
 StemConv::StemConv(const ConvGeometry& g, const float* weights, bool blocked) : g_(g), blocked_(blocked) {
   const int64_t step = stem_rows().step_columns;
-  // The last step reads up to column (ow rounded up to whole steps) - 1 + (kw - 1) / sw of a phase.
-  half_ = (g.ow + step - 1) / step * step + (g.kw - 1) / g.sw;
-  pitch_ = g.sw * half_;
+  // NCHW: the last step reads up to column (ow rounded up to whole steps) - 1 + (kw - 1) / sw of a phase.
+  // Blocked: the padded row up to the last pixel's window.
+  phases_ = blocked_ ? 1 : g.sw;
+  half_ = blocked_ ? (g.ow - 1) * g.sw + g.kw : (g.ow + step - 1) / step * step + (g.kw - 1) / g.sw;
+  pitch_ = phases_ * half_;
   band_ = std::clamp<int64_t>(g.n * g.oh / std::max<int64_t>(1, num_threads() * kJobsPerThread), 1, kBandRows);
   frame_rows_ = (band_ - 1) * g.sh + g.kh;
+  // The taps in runs of consecutive frame columns: per channel and kernel row, the columns of one phase
+  // (kj = phase, phase + phases_, ...) side by side; the packed weights follow the same order.
+  std::vector<int64_t> weight_of_tap;  // a tap's (c, ki, kj) index in a row of the weights
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
-      for (int64_t kj = 0; kj < g.kw; ++kj) tap_offsets_.push_back((c * frame_rows_ + ki) * pitch_ + kj % g.sw * half_ + kj / g.sw);
+      for (int64_t phase = 0; phase < std::min(phases_, g.kw); ++phase) {
+        const int64_t first = (c * frame_rows_ + ki) * pitch_ + phase * half_;
+        int64_t columns = 0;
+        for (int64_t kj = phase; kj < g.kw; kj += phases_, ++columns) {
+          tap_offsets_.push_back(first + columns);
+          weight_of_tap.push_back((c * g.kh + ki) * g.kw + kj);
+        }
+        segments_.push_back({first, columns});
+      }
   const int64_t taps = static_cast<int64_t>(tap_offsets_.size());
-  if (blocked_) {  // [output block][tap][16]
-    packed_.assign(static_cast<size_t>((g.m + kUnit - 1) / kUnit * taps * kUnit), 0.0f);
-    for (int64_t m = 0; m < g.m; ++m)
-      for (int64_t t = 0; t < taps; ++t) packed_[static_cast<size_t>((m / kUnit * taps + t) * kUnit + m % kUnit)] = weights[m * taps + t];
-    return;
-  }
-  const int64_t tiles = (g.m + kStemChannelsPerTile - 1) / kStemChannelsPerTile;
-  packed_.assign(static_cast<size_t>(tiles * taps * kStemChannelsPerTile), 0.0f);
+  // [output block][tap][16] blocked, else [tile of kStemChannelsPerTile][tap][kStemChannelsPerTile].
+  const int64_t unit = blocked_ ? kUnit : kStemChannelsPerTile;
+  packed_.assign(static_cast<size_t>((g.m + unit - 1) / unit * taps * unit), 0.0f);
   for (int64_t m = 0; m < g.m; ++m)
     for (int64_t t = 0; t < taps; ++t)
-      packed_[static_cast<size_t>((m / kStemChannelsPerTile * taps + t) * kStemChannelsPerTile + m % kStemChannelsPerTile)] =
-          weights[m * taps + t];
+      packed_[static_cast<size_t>((m / unit * taps + t) * unit + m % unit)] = weights[m * taps + weight_of_tap[static_cast<size_t>(t)]];
 }
 
 // Frame rows [0, rows) of every channel: input row first_row + i (zeros outside the image), by phase.
@@ -72,13 +81,13 @@ void StemConv::build_frame(const float* image, int64_t first_row, int64_t rows, 
         continue;
       }
       const float* src = image + (c * g.h + ih) * g.w;
-      for (int64_t p = 0; p < g.sw; ++p) {
-        // Phase column j is padded column j * sw + p, input column j * sw + p - pw.
+      for (int64_t p = 0; p < phases_; ++p) {
+        // Phase column j is padded column j * phases_ + p, input column j * phases_ + p - pw.
         float* phase = dst + p * half_;
-        const int64_t lo = std::min(half_, g.pw > p ? (g.pw - p + g.sw - 1) / g.sw : 0);
-        const int64_t hi = std::clamp((g.w + g.pw - p + g.sw - 1) / g.sw, lo, half_);
+        const int64_t lo = std::min(half_, g.pw > p ? (g.pw - p + phases_ - 1) / phases_ : 0);
+        const int64_t hi = std::clamp((g.w + g.pw - p + phases_ - 1) / phases_, lo, half_);
         std::fill(phase, phase + lo, 0.0f);
-        if (hi > lo) loops.gather(src + lo * g.sw + p - g.pw, g.sw, phase + lo, hi - lo);
+        if (hi > lo) loops.gather(src + lo * phases_ + p - g.pw, phases_, phase + lo, hi - lo);
         std::fill(phase + hi, phase + half_, 0.0f);
       }
     }
@@ -118,6 +127,9 @@ void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r
   a.weight_block = taps * kUnit;
   a.taps = tap_offsets_.data();
   a.tap_count = taps;
+  a.segments = segments_.data();
+  a.segment_count = static_cast<int64_t>(segments_.size());
+  a.stride = g.sw;
   a.out_block_stride = g.oh * g.ow * kUnit;
   const bool fused = activation_bounds(act, &a.lo, &a.hi);
   for (int64_t r = r0; r < r1; ++r) {
@@ -127,7 +139,7 @@ void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r
       a.bias = bias + mb * kUnit;
       float* dst = out + ((n * m1 + mb) * g.oh + r) * g.ow * kUnit;
       for (int64_t p0 = 0; p0 < g.ow; p0 += step)
-        tiles.stem(a, row + p0, std::min(step, g.ow - p0), std::min(tile_blocks, m1 - mb), dst + p0 * kUnit);
+        tiles.stem(a, row + p0 * g.sw, std::min(step, g.ow - p0), std::min(tile_blocks, m1 - mb), dst + p0 * kUnit);
     }
   }
   // Another activation on the band's rows while they are in cache; then the lanes past m back to zero (a clamp

@@ -9,6 +9,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/epilogue.h"
 #include "kernels/packed_floats.h"
+#include "kernels/simd/blocked_conv_tiles.h"
 
 namespace ascendsim::kernels {
 
@@ -30,10 +31,12 @@ class StemConv {
                     float* out) const;
   ConvGeometry g_;
   bool blocked_ = false;
-  int64_t half_ = 0, pitch_ = 0;  // a frame row: sw phases of half_ floats (the columns of one phase of the stride)
+  int64_t phases_ = 1;            // NCHW: the stride's (sw); blocked: 1 (the tiles read every sw-th column)
+  int64_t half_ = 0, pitch_ = 0;  // a frame row: phases_ runs of half_ floats (the columns of one phase)
   int64_t band_ = 1;              // output rows per job
   int64_t frame_rows_ = 1;        // frame rows of a band, per channel
-  std::vector<int64_t> tap_offsets_;
+  std::vector<int64_t> tap_offsets_;   // by channel, kernel row, phase, column of the phase
+  std::vector<StemSegment> segments_;  // the taps of one kernel row and phase, the runs of the blocked tiles
   PackedFloats packed_;
 };
 

@@ -111,6 +111,10 @@ STEMS = [
     ((2, 3, 15, 15), (24, 3, 7, 7), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),     # 7x7, batch 2, part block
     ((1, 4, 9, 10), (64, 4, 3, 3), {"pads": [0, 1, 1, 0]}),                          # stride 1, 4 blocks, asymmetric
     ((1, 1, 12, 30), (80, 1, 5, 5), {"strides": [2, 1]}),                            # VALID, 5 blocks, rows of tiles
+    # One block: the AVX-512 tiles take a kernel row's columns a few at a time, a broadcast shared between them
+    ((1, 3, 30, 34), (16, 3, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),     # the default model's stem
+    ((1, 2, 13, 29), (10, 2, 7, 7), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),     # 7 columns: 4, then 3
+    ((1, 3, 11, 26), (16, 3, 5, 5), {"pads": [2, 1, 0, 2]}),                         # stride 1, 5 columns: 4, then 1
 ]
 
 

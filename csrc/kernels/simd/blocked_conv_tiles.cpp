@@ -13,7 +13,8 @@
 // its 16 registers; NEON: 5 x 16 in 20 of 32; SSE2: 2 x 16.
 //
 // Stem (an NCHW image of a few channels, stem_conv.cpp): the dense tile's shapes, summing over the window's
-// taps (channel, row, column) instead of input channels, its pixels neighbours in an output row.
+// taps (channel, row, column) instead of input channels, its pixels neighbours in an output row; a few columns
+// of a window row at a time, so that an input broadcast serves each of them (stem_columns).
 //
 // Depthwise: per block, kDepthwisePixels adjacent output pixels by 16 channels; per tap, the tap's weights (kU vectors)
 // and one input line per pixel.
@@ -173,10 +174,62 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, Source origin, float* __
   }
 }
 
-// A stem's tile: per tap, kB x kU weight vectors and one broadcast per pixel, as conv_tile's per input channel;
-// the pixels are neighbours in a row of the frame, so one pointer serves them all.
+// How many columns of a run a stem tile of kP pixels and kB blocks takes at once: their weight vectors stay in
+// registers beside the accumulators, so that one broadcast input serves every column that reads it (at stride 1,
+// pixel p of column j reads what pixel p + 1 of column j - 1 reads; at stride 2, column j - 2's): kP + kJ - 1
+// broadcasts (stride 2: 2 kP + 1 for 3 columns) per kP * kJ multiply-adds per block, where a broadcast per
+// multiply-add left the 16-channel stem of the default model waiting on loads (its tiles 54 -> 46 us, Zen 5).
+// Only while the accumulators leave half the registers: GCC's schedule of 2 blocks of 12 pixels by 2 or 3 columns
+// spilled (slower than a tap at a time). At most 4.
 template <int kP, int kB>
+constexpr int stem_columns() {
+  constexpr int spare = (kRegisters / 2 - kP * kB * kU) / (kB * kU);
+  return spare < 1 ? 1 : spare > 4 ? 4 : spare;
+}
+
+// kJ columns of a run from src, their weights from w: acc[p] += src[p * kS + j] * w[j] for every pixel and
+// column, by input column q = p * kS + j so that each input is broadcast once.
+template <int kS, int kJ, int kP, int kB>
+ASCENDSIM_INLINE void stem_run(const BlockedStemArgs& a, const float* src, const float* w, vf (&acc)[kP][kB][kU]) {
+  vf wv[kJ][kB][kU];
+  ASCENDSIM_UNROLL_TILE
+  for (int j = 0; j < kJ; ++j)
+    ASCENDSIM_UNROLL_TILE
+    for (int b = 0; b < kB; ++b)
+      ASCENDSIM_UNROLL_TILE
+      for (int u = 0; u < kU; ++u) wv[j][b][u] = load(w + b * a.weight_block + j * kLine + u * kW);
+  constexpr int kInputs = (kP - 1) * kS + kJ;
+  static_assert(kInputs <= 32, "the inputs' loop below is unrolled by 32");
+#pragma GCC unroll 32
+  for (int q = 0; q < kInputs; ++q) {
+    const float x = src[q];  // (at stride 2 and one column, the odd q are read by no pixel: no load)
+    ASCENDSIM_UNROLL_TILE
+    for (int j = 0; j < kJ; ++j) {
+      const int p = (q - j) / kS;
+      if (q < j || (q - j) % kS != 0 || p >= kP) continue;
+      ASCENDSIM_UNROLL_TILE
+      for (int b = 0; b < kB; ++b)
+        ASCENDSIM_UNROLL_TILE
+        for (int u = 0; u < kU; ++u) acc[p][b][u] += x * wv[j][b][u];
+    }
+  }
+}
+
+// The last columns of a run, fewer than the tile takes at once.
+template <int kS, int kJ, int kP, int kB>
+ASCENDSIM_INLINE void stem_run_of(const BlockedStemArgs& a, const float* src, const float* w, int64_t columns,
+                                  vf (&acc)[kP][kB][kU]) {
+  if constexpr (kJ > 1) {
+    if (columns < kJ) return stem_run_of<kS, kJ - 1>(a, src, w, columns, acc);
+  }
+  stem_run<kS, kJ>(a, src, w, acc);
+}
+
+// A stem's tile: per tap, or per run of taps stem_columns' columns at a time; its pixels kS apart in a row of the
+// frame, one pointer serves them all.
+template <int kS, int kP, int kB>
 ASCENDSIM_TILE void stem_block_tile(const BlockedStemArgs& a, const float* first, float* out) {
+  constexpr int kJ = stem_columns<kP, kB>();
   vf acc[kP][kB][kU];
   ASCENDSIM_UNROLL_TILE
   for (int b = 0; b < kB; ++b)
@@ -184,20 +237,17 @@ ASCENDSIM_TILE void stem_block_tile(const BlockedStemArgs& a, const float* first
     for (int p = 0; p < kP; ++p)
       ASCENDSIM_UNROLL_TILE
       for (int u = 0; u < kU; ++u) acc[p][b][u] = load(a.bias + b * kLine + u * kW);
-  for (int64_t t = 0; t < a.tap_count; ++t) {
-    const float* src = first + a.taps[t];
-    vf w[kB][kU];
-    ASCENDSIM_UNROLL_TILE
-    for (int b = 0; b < kB; ++b)
-      ASCENDSIM_UNROLL_TILE
-      for (int u = 0; u < kU; ++u) w[b][u] = load(a.weights + b * a.weight_block + t * kLine + u * kW);
-    ASCENDSIM_UNROLL_TILE
-    for (int p = 0; p < kP; ++p) {
-      const float x = src[p];
-      ASCENDSIM_UNROLL_TILE
-      for (int b = 0; b < kB; ++b)
-        ASCENDSIM_UNROLL_TILE
-        for (int u = 0; u < kU; ++u) acc[p][b][u] += x * w[b][u];
+  if constexpr (kJ == 1) {
+    // Tap by tap from the offsets' table: a loop over a run's columns here, GCC carries the broadcasts from one
+    // column to the next in registers it then spills (predictive commoning).
+    for (int64_t t = 0; t < a.tap_count; ++t) stem_run<kS, 1>(a, first + a.taps[t], a.weights + t * kLine, acc);
+  } else {
+    const float* w = a.weights;
+    for (int64_t s = 0; s < a.segment_count; ++s) {
+      const float* src = first + a.segments[s].offset;
+      const int64_t columns = a.segments[s].columns;
+      for (int64_t j = 0; j < columns; j += kJ) stem_run_of<kS, kJ>(a, src + j, w + j * kLine, columns - j, acc);
+      w += columns * kLine;
     }
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
@@ -217,9 +267,10 @@ struct ContiguousConvTile {
   template <int kP, int kB>
   static void run(const BlockedConvArgs& a, const float* first, float* out) { conv_tile<kP, kB>(a, Contiguous{first}, out); }
 };
+template <int kS>
 struct StemTile {
   template <int kP, int kB>
-  static void run(const BlockedStemArgs& a, const float* first, float* out) { stem_block_tile<kP, kB>(a, first, out); }
+  static void run(const BlockedStemArgs& a, const float* first, float* out) { stem_block_tile<kS, kP, kB>(a, first, out); }
 };
 
 // Tile's kernel of `count` pixels and `nb` blocks: the last pixels of a run and the last blocks take smaller tiles.
@@ -248,7 +299,8 @@ void conv_contiguous(const BlockedConvArgs& a, const float* first, int64_t count
 }
 
 void stem(const BlockedStemArgs& a, const float* first, int64_t count, int64_t nb, float* out) {
-  pick_blocks<StemTile, kBlocks>(a, first, count, nb, out);
+  if (a.stride == 2) return pick_blocks<StemTile<2>, kBlocks>(a, first, count, nb, out);
+  pick_blocks<StemTile<1>, kBlocks>(a, first, count, nb, out);
 }
 
 template <int kP>

@@ -22,16 +22,25 @@ struct BlockedConvArgs {
   float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
 };
 
-// A stem's tile (BlockedConv on an NCHW image of a few channels, stem_conv.cpp): output pixels along one row,
-// pixel p reading tap t at first + taps[t] + p (the frame's phase columns make a strided row contiguous).
+// A run of a stem's taps that read consecutive columns of one frame row (a kernel row's columns).
+struct StemSegment {
+  int64_t offset;   // floats from the first pixel's origin to the run's first column
+  int64_t columns;  // taps in the run: pixel p reads column j at offset + p * stride + j
+};
+
+// A stem's tile (BlockedConv on an NCHW image of a few channels, stem_conv.cpp): output pixels along one row of
+// a frame of the image's rows, zero-padded, `stride` (1 or 2) columns apart.
 struct BlockedStemArgs {
-  const float* weights;      // [tap][16] of the tile's first output block
-  int64_t weight_block;      // floats between two output blocks' weights
-  const int64_t* taps;       // each tap's offset in floats from the first pixel's
+  const float* weights;          // [tap][16] of the tile's first output block
+  int64_t weight_block;          // floats between two output blocks' weights
+  const int64_t* taps;           // each tap's offset in floats from the first pixel's
   int64_t tap_count;
-  const float* bias;         // 16 per output block (zero past the channels), from the tile's first block
-  int64_t out_block_stride;  // floats between two output blocks
-  float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
+  const StemSegment* segments;   // the same taps in runs, in the same order
+  int64_t segment_count;
+  int64_t stride;                // frame columns between two output pixels
+  const float* bias;             // 16 per output block (zero past the channels), from the tile's first block
+  int64_t out_block_stride;      // floats between two output blocks
+  float lo, hi;                  // the clamp of a fused Relu / Clip (infinite: none)
 };
 
 struct BlockedDepthwiseArgs {
