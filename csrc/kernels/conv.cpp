@@ -81,13 +81,21 @@ class ConvKernel final : public Kernel {
       by_block_ = true;
     }
     const bool direct = winograd_ || stem_;
-    const bool time_direct = direct && timing_candidates() && g.n * g.m * spatial_ * kk_ >= kTimedConv;
+    const bool timed = timing_candidates() && g.n * g.m * spatial_ * kk_ >= kTimedConv;
+    const bool time_direct = direct && timed;
+    const bool time_groups = !direct && !depthwise_ && constant_fp32 && g.group > 1 && timed;
     if (!depthwise_ && constant_fp32 && (!direct || time_direct)) {
       constant_.reserve(static_cast<size_t>(g.group));
-      for (int64_t gi = 0; gi < g.group; ++gi)
-        constant_.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, block_);
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        if (time_groups) {
+          constant_.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, ProductPath::kPacked);
+        } else {
+          constant_.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, block_, 1);
+        }
+      }
     }
     if (time_direct) keep_faster_of_direct_and_general(weights);
+    if (time_groups) keep_faster_of_group_products(weights);
     if (depthwise_) rounded_weights_ = std::move(rounded);
   }
 
@@ -217,14 +225,38 @@ class ConvKernel final : public Kernel {
   // the same register tiles measured 5-20% faster (Zen 5). The stem path has no product for OpenBLAS to win.
   // So a large enough conv times its direct path and the general one once per process and shape
   // (product_path.h) and keeps the faster; the other's data is dropped.
+  // "conv 64 -> 64 3x3 stride 1x1 on 1x56x56": a timing's name (first_is_faster remembers it by that).
+  std::string timed_name() const {
+    const ConvGeometry& g = g_;
+    return "conv " + std::to_string(g.c) + " -> " + std::to_string(g.m) + " " + std::to_string(g.kh) + "x" +
+           std::to_string(g.kw) + " stride " + std::to_string(g.sh) + "x" + std::to_string(g.sw) + " on " +
+           std::to_string(g.n) + "x" + std::to_string(g.h) + "x" + std::to_string(g.w);
+  }
+
+  // A grouped conv runs a product per group, each below the products' own timing floor (a 32-group 3x3 conv of 128
+  // channels on 28x28: 4 x 36 x 784), so the whole conv is timed on our tiles and on OpenBLAS instead, through the
+  // pool as the network runs it: alone, OpenBLAS ran that conv 17% faster; ShuffleNet's grouped 1x1 convs, timed
+  // product by product on one thread, ran twice as long on it inside the network at 2 threads.
+  void keep_faster_of_group_products(const float* weights) {
+    const ConvGeometry& g = g_;
+    std::vector<ConstantMatrix> library;
+    library.reserve(static_cast<size_t>(g.group));
+    for (int64_t gi = 0; gi < g.group; ++gi) library.emplace_back(weights + gi * mg_ * kk_, mg_, kk_, kk_, ProductPath::kLibrary);
+    ScratchProduct scratch(g.n * g.c * g.h * g.w, g.n * g.m * spatial_);
+    auto run = [&] { general(scratch.in(), nullptr, nullptr, nullptr, scratch.out()); };
+    const ProductPath path = faster_product_path(timed_name() + ", " + std::to_string(g.group) + " groups", run, [&] {
+      constant_.swap(library);
+      run();
+      constant_.swap(library);
+    });
+    if (path == ProductPath::kLibrary) constant_.swap(library);
+  }
+
   void keep_faster_of_direct_and_general(const float* weights) {
     const ConvGeometry& g = g_;
     ScratchProduct scratch(g.n * g.c * g.h * g.w, g.n * g.m * spatial_);
-    const std::string what = "conv " + std::to_string(g.c) + " -> " + std::to_string(g.m) + " " + std::to_string(g.kh) + "x" +
-                             std::to_string(g.kw) + " stride " + std::to_string(g.sh) + "x" + std::to_string(g.sw) + " on " +
-                             std::to_string(g.n) + "x" + std::to_string(g.h) + "x" + std::to_string(g.w);
     const bool direct = first_is_faster(
-        what, winograd_ ? "Winograd" : "direct",
+        timed_name(), winograd_ ? "Winograd" : "direct",
         [&] {
           if (winograd_) {
             winograd_->run(scratch.in(), nullptr, act_, scratch.out());

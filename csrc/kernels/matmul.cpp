@@ -53,7 +53,7 @@ class PackedRight {
     columns_ = std::make_unique<PackedColumns>(w, k, n, n);
     ScratchProduct scratch(rows * k, rows * n);  // A and C for the timing
     const ProductPath path = choose_product_path(
-        false, rows, k, n, [&] { columns_->multiply(scratch.in(), k, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n); },
+        false, rows, k, n, 1, [&] { columns_->multiply(scratch.in(), k, rows, nullptr, -INFINITY, INFINITY, scratch.out(), n); },
         [&] { sgemm(false, false, rows, n, k, 1.0f, scratch.in(), k, w, n, 0.0f, scratch.out(), n); });
     if (path == ProductPath::kLibrary) columns_.reset();
     float lo = 0, hi = 0;

@@ -88,13 +88,18 @@ float* ScratchProduct::out() {
   return out_;
 }
 
-ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, const std::function<void()>& packed,
-                                const std::function<void()>& library) {
+ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int64_t repeats,
+                                const std::function<void()>& packed, const std::function<void()>& library) {
   const Mode how = mode();
   if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
-  if (m * k * n < kTimedProduct) return ProductPath::kPacked;
+  if (m * k * n * repeats < kTimedProduct) return ProductPath::kPacked;
   const std::string what = std::string("product ") + (left ? "A*B " : "A*B' ") + std::to_string(m) + " x " +
                            std::to_string(k) + " x " + std::to_string(n);
+  return faster_product_path(what, packed, library);
+}
+
+ProductPath faster_product_path(const std::string& what, const std::function<void()>& packed,
+                                const std::function<void()>& library) {
   return first_is_faster(what, "packed", packed, "OpenBLAS", library, kLibraryMargin) ? ProductPath::kPacked
                                                                                        : ProductPath::kLibrary;
 }
@@ -119,19 +124,31 @@ void sgemm_epilogue(const float* a, int64_t lda, int64_t m, int64_t k, const flo
   });
 }
 
-ConstantMatrix::ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, int64_t n) : m_(m), k_(k) {
-  packed_.emplace(a, m, k, lda);
-  rows_.resize(static_cast<size_t>(m * k));
-  for (int64_t r = 0; r < m; ++r) std::copy(a + r * lda, a + r * lda + k, rows_.begin() + r * k);
+ConstantMatrix::ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, int64_t n, int64_t repeats)
+    : ConstantMatrix(a, m, k, lda, ProductPath::kPacked) {
+  copy_rows(a, lda);
   ScratchProduct scratch(k * n, m * n);  // B and C for the timing
   const ProductPath path = choose_product_path(
-      true, m, k, n, [&] { packed_->multiply(scratch.in(), n, n, GemmEpilogue{}, scratch.out(), n); },
+      true, m, k, n, repeats, [&] { packed_->multiply(scratch.in(), n, n, GemmEpilogue{}, scratch.out(), n); },
       [&] { sgemm_epilogue(rows_.data(), k, m, k, scratch.in(), n, n, GemmEpilogue{}, scratch.out(), n); });
   if (path == ProductPath::kPacked) {
     rows_ = {};
   } else {
     packed_.reset();
   }
+}
+
+ConstantMatrix::ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, ProductPath path) : m_(m), k_(k) {
+  if (path == ProductPath::kPacked) {
+    packed_.emplace(a, m, k, lda);
+    return;
+  }
+  copy_rows(a, lda);
+}
+
+void ConstantMatrix::copy_rows(const float* a, int64_t lda) {
+  rows_.resize(static_cast<size_t>(m_ * k_));
+  for (int64_t r = 0; r < m_; ++r) std::copy(a + r * lda, a + r * lda + k_, rows_.begin() + r * k_);
 }
 
 void ConstantMatrix::multiply(const float* b, int64_t ldb, int64_t n, const GemmEpilogue& e, float* c,

@@ -1,11 +1,11 @@
 // Products with a constant operand (a layer's weights) run on whichever path is faster on this CPU at their shape:
 // our register tiles over the operand packed once at build (gemm.h's PackedMatrix and PackedColumns), or
 // OpenBLAS. Under ASCENDSIM_PRODUCTS=auto (the default; read when a kernel is built) a product of at least
-// kTimedProduct multiply-adds is timed once per process and shape on both paths, as cuDNN's benchmark mode
-// does, and the faster is kept, OpenBLAS only when it wins by kLibraryMargin (docs/kernels.md gives the cost at load
-// and why the margin); smaller ones take the packed path, as
-// OpenBLAS's per-call packing of the constant then costs more than the product. ASCENDSIM_PRODUCTS=packed or
-// =openblas forces one path, to compare them (`ascendsim bench kernels`) or to make runs repeat bit for bit.
+// kTimedProduct multiply-adds (counting together those of one shape that an execution runs) is timed once per
+// process and shape on both paths, as cuDNN's benchmark mode does, and the faster is kept, OpenBLAS only when it
+// wins by kLibraryMargin (docs/kernels.md gives the cost at load and why the margin); smaller ones take the packed
+// path, as OpenBLAS's per-call packing of the constant then costs more than the product. ASCENDSIM_PRODUCTS=packed
+// or =openblas forces one path, to compare them (`ascendsim bench kernels`) or to make runs repeat bit for bit.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,9 +20,14 @@ namespace ascendsim::kernels {
 enum class ProductPath { kPacked, kLibrary };
 
 // The path of a product of m x k by k x n multiply-adds with the constant on the `left` (A: a convolution's
-// weights) or the right (B: a MatMul's weights). `packed` and `library` each run the product once on scratch
-// operands: what auto times.
-ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, const std::function<void()>& packed,
+// weights) or the right (B: a MatMul's weights), run `repeats` times by each execution of the kernel (a
+// Winograd conv's products of every position and block; else 1): timed when all of them reach kTimedProduct. `packed` and
+// `library` each run the product once on scratch operands: what auto times.
+ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int64_t repeats,
+                                const std::function<void()>& packed, const std::function<void()>& library);
+// The faster path of products that `packed` and `library` each run once (a caller's own timing of a whole
+// kernel, named by `what`), with the margin OpenBLAS must win by.
+ProductPath faster_product_path(const std::string& what, const std::function<void()>& packed,
                                 const std::function<void()>& library);
 // Whether candidates are timed (ASCENDSIM_PRODUCTS=auto) rather than forced.
 bool timing_candidates();
@@ -62,15 +67,19 @@ class ScratchProduct {
 void sgemm_epilogue(const float* a, int64_t lda, int64_t m, int64_t k, const float* b, int64_t ldb, int64_t n,
                     const GemmEpilogue& e, float* c, int64_t ldc);
 
-// A constant m x k left operand on its path (constant_left_path, for products about `n` columns wide).
+// A constant m x k left operand on its path (choose_product_path, for `repeats` products about `n` columns wide
+// per execution).
 class ConstantMatrix {
  public:
-  ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, int64_t n);
+  ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, int64_t n, int64_t repeats);
+  // The same on `path`, untimed (a caller that times the products in its own way).
+  ConstantMatrix(const float* a, int64_t m, int64_t k, int64_t lda, ProductPath path);
   // C (m x n, leading dim ldc) = epilogue(A * B (k x n, leading dim ldb)).
   void multiply(const float* b, int64_t ldb, int64_t n, const GemmEpilogue& e, float* c, int64_t ldc) const;
   ProductPath path() const { return packed_ ? ProductPath::kPacked : ProductPath::kLibrary; }
 
  private:
+  void copy_rows(const float* a, int64_t lda);  // the library path's operand
   int64_t m_, k_;
   std::optional<PackedMatrix> packed_;
   std::vector<float> rows_;  // the library path's copy, row-major

@@ -214,3 +214,52 @@ def test_auto_times_the_direct_conv_against_im2col_and_both_match(tmp_path: Path
         else:
             assert not timed and path.startswith("im2col, OpenBLAS sgemm"), (timed, path)
         np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
+
+
+# (conv_case arguments, the timed line's start): products below the timing's floor, timed by all that one execution
+# runs of them: a Winograd conv's 16 x 4 products of 64 x 64 x 196 (0.8 M each), and a grouped conv's 32 products of
+# 4 x 36 x 784, timed as the whole conv on each path, through the pool.
+PRODUCTS_BY_THE_CALL = [
+    ({"c": 64, "m": 64, "hw": 56, "k": 3}, "product A*B 64 x 64 x 196: packed "),
+    ({"c": 128, "m": 128, "hw": 28, "k": 3, "group": 32}, "conv 128 -> 128 3x3 stride 1x1 on 1x28x28, 32 groups: packed "),
+]
+
+
+@pytest.mark.parametrize(("shape", "timed_line"), PRODUCTS_BY_THE_CALL)
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_auto_times_small_products_by_what_one_execution_runs_and_both_paths_match(
+        tmp_path: Path, shape: dict[str, int], timed_line: str, threads: str) -> None:
+    """Each product is below the 2M multiply-adds that a product alone needs to be timed, but one execution runs
+    enough of them: under auto the log names both times and the choice, the node runs the chosen path, and the
+    output matches onnxruntime; under packed nothing is timed."""
+    from ascendsim.bench.kernels import conv_case
+
+    model = conv_case("c", "", **shape).build()
+    compile_model(model, tmp_path, "conv")
+    x = np.random.default_rng(7).standard_normal((1, shape["c"], shape["hw"], shape["hw"])).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    want = reference(model, {"x": x})[0]
+    run = f"""
+        import numpy as np, acl, ascendsim
+        from exec_helpers import execute_once
+        acl.init(); acl.rt.set_device(0)
+        model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
+        assert ret == 0
+        print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
+        x = np.load({str(tmp_path / "x.npy")!r})
+        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty({want.shape!r}, np.float32)])[0])
+        """
+    for products in ("auto", "packed"):
+        done = run_python(run, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1",
+                                    "ASCENDSIM_PRODUCTS": products, "ASCENDSIM_NUM_THREADS": threads,
+                                    "PYTHONPATH": str(Path(__file__).parent)})
+        assert done.returncode == 0, done.stdout + done.stderr
+        timed = [line for line in done.stdout.splitlines() if timed_line in line]
+        path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
+        if products == "auto":
+            assert len(timed) == 1 and ", OpenBLAS " in timed[0], done.stdout
+            chosen = "OpenBLAS sgemm" if timed[0].rsplit(": ", 1)[1] == "OpenBLAS" else "packed tiles"
+            assert chosen in path, (timed[0], path)
+        else:
+            assert not timed and "packed tiles" in path, (timed, path)
+        np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
