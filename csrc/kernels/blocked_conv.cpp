@@ -364,6 +364,7 @@ class BlockedConvKernel final : public Kernel {
     const int64_t bands = (g.oh + rows_per_job - 1) / rows_per_job;
     parallel_for(g.n * c1_ * bands, 1, [&](int64_t j0, int64_t j1) {
       int64_t taps[kMaxDepthwiseTaps], weight_taps[kMaxDepthwiseTaps];
+      TapRun runs[kMaxDepthwiseTaps];
       for (int64_t j = j0; j < j1; ++j) {
         const int64_t block = j % c1_, plane_index = j / (c1_ * bands) * c1_ + block;  // (band-major, as dense)
         const int64_t r0 = j / c1_ % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
@@ -373,6 +374,7 @@ class BlockedConvKernel final : public Kernel {
         a.weights = packed_.data() + block * taps_ * kC0;
         a.taps = taps;
         a.weight_taps = weight_taps;
+        a.runs = runs;
         a.stride = g.sw * kC0;
         a.bias = bias_.data() + block * kC0;
         a.lo = sum != nullptr ? -__builtin_inff() : lo_;  // with a sum, the clamp follows it (finish)
@@ -380,12 +382,16 @@ class BlockedConvKernel final : public Kernel {
         const int64_t ph = frame_ ? 0 : g.ph, pw = frame_ ? 0 : g.pw;  // the frame holds the pads
         for (int64_t oh = r0; oh < r1; ++oh) {
           const int64_t y0 = oh * g.sh - ph;
-          auto row_taps = [&](int64_t ow, bool all_columns) {  // the valid taps of pixel (oh, ow), from plane
+          // The valid taps of pixel (oh, ow), from plane; with every column valid and no dilation across a row,
+          // also as runs of a kernel row's columns.
+          auto row_taps = [&](int64_t ow, bool all_columns) {
             a.tap_count = 0;
+            a.run_count = 0;
             const int64_t x0 = ow * g.sw - pw;
             for (int64_t i = 0; i < g.kh; ++i) {
               const int64_t y = y0 + i * g.dh;
               if (y < 0 || y >= hp_) continue;
+              if (all_columns && g.dw == 1) runs[a.run_count++] = {(y * wp_ + x0) * kC0, i * g.kw * kC0, g.kw};
               for (int64_t k = 0; k < g.kw; ++k) {
                 const int64_t xx = x0 + k * g.dw;
                 if (!all_columns && (xx < 0 || xx >= wp_)) continue;

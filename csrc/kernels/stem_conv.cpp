@@ -52,12 +52,13 @@ StemConv::StemConv(const ConvGeometry& g, const float* weights, bool blocked) : 
     for (int64_t ki = 0; ki < g.kh; ++ki)
       for (int64_t phase = 0; phase < std::min(phases_, g.kw); ++phase) {
         const int64_t first = (c * frame_rows_ + ki) * pitch_ + phase * half_;
+        const int64_t first_tap = static_cast<int64_t>(tap_offsets_.size());
         int64_t columns = 0;
         for (int64_t kj = phase; kj < g.kw; kj += phases_, ++columns) {
           tap_offsets_.push_back(first + columns);
           weight_of_tap.push_back((c * g.kh + ki) * g.kw + kj);
         }
-        segments_.push_back({first, columns});
+        runs_.push_back({first, first_tap * kUnit, columns});
       }
   const int64_t taps = static_cast<int64_t>(tap_offsets_.size());
   // [output block][tap][16] blocked, else [tile of kStemChannelsPerTile][tap][kStemChannelsPerTile].
@@ -127,8 +128,8 @@ void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r
   a.weight_block = taps * kUnit;
   a.taps = tap_offsets_.data();
   a.tap_count = taps;
-  a.segments = segments_.data();
-  a.segment_count = static_cast<int64_t>(segments_.size());
+  a.runs = runs_.data();
+  a.run_count = static_cast<int64_t>(runs_.size());
   a.stride = g.sw;
   a.out_block_stride = g.oh * g.ow * kUnit;
   const bool fused = activation_bounds(act, &a.lo, &a.hi);

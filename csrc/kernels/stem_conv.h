@@ -36,7 +36,7 @@ class StemConv {
   int64_t band_ = 1;              // output rows per job
   int64_t frame_rows_ = 1;        // frame rows of a band, per channel
   std::vector<int64_t> tap_offsets_;   // by channel, kernel row, phase, column of the phase
-  std::vector<StemSegment> segments_;  // the taps of one kernel row and phase, the runs of the blocked tiles
+  std::vector<TapRun> runs_;           // the taps of one kernel row and phase, for the blocked tiles
   PackedFloats packed_;
 };
 

@@ -46,6 +46,9 @@ CONVS = [
     ((1, 24, 5, 40), (24, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 24}),                  # wide: border pixels alone
     ((2, 40, 6, 33), (40, 1, 5, 5), {"pads": [2, 1, 2, 1], "strides": [1, 2], "group": 40}),
     ((2, 20, 9, 11), (20, 1, 5, 5), {"pads": [2, 1, 1, 2], "strides": [2, 1], "group": 20}),  # narrow: framed
+    # depthwise rows of interior pixels: a kernel row's columns at once (AVX-512), or tap by tap across a dilation
+    ((1, 32, 10, 30), (32, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 32}),                 # ConvNeXt's 7x7
+    ((1, 16, 8, 29), (16, 1, 3, 3), {"pads": [1, 2, 1, 2], "dilations": [1, 2], "group": 16}),
 ]
 
 

@@ -242,12 +242,10 @@ ASCENDSIM_TILE void stem_block_tile(const BlockedStemArgs& a, const float* first
     // column to the next in registers it then spills (predictive commoning).
     for (int64_t t = 0; t < a.tap_count; ++t) stem_run<kS, 1>(a, first + a.taps[t], a.weights + t * kLine, acc);
   } else {
-    const float* w = a.weights;
-    for (int64_t s = 0; s < a.segment_count; ++s) {
-      const float* src = first + a.segments[s].offset;
-      const int64_t columns = a.segments[s].columns;
-      for (int64_t j = 0; j < columns; j += kJ) stem_run_of<kS, kJ>(a, src + j, w + j * kLine, columns - j, acc);
-      w += columns * kLine;
+    for (int64_t r = 0; r < a.run_count; ++r) {
+      const TapRun& run = a.runs[r];
+      for (int64_t j = 0; j < run.columns; j += kJ)
+        stem_run_of<kS, kJ>(a, first + run.offset + j, a.weights + run.weight + j * kLine, run.columns - j, acc);
     }
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
@@ -303,22 +301,79 @@ void stem(const BlockedStemArgs& a, const float* first, int64_t count, int64_t n
   pick_blocks<StemTile<1>, kBlocks>(a, first, count, nb, out);
 }
 
+// How many columns of a run a depthwise tile of kP pixels takes at once, their weights in registers, so that one
+// input line serves every column that reads it (at stride 1, pixel p's column j is pixel p + 1's column j - 1):
+// kP + kJ - 1 line loads per kP * kJ multiply-adds where a tap at a time loaded a line per multiply-add (AVX-512:
+// a kernel row of 3, 5 or 7 at once beside 12 accumulators; the tile at a tap a time was bound by its loads).
+// Only where 8 registers stay free for the lines and GCC's schedule (one column elsewhere).
 template <int kP>
+constexpr int depthwise_columns() {
+  constexpr int spare = (kRegisters - 8 - kP * kU) / kU;
+  return spare < 1 ? 1 : spare > 7 ? 7 : spare;
+}
+
+// kJ columns of a run from src (pixel p, column j: src + (p * kS + j) * 16), their weights from w: by input line
+// q = p * kS + j, each loaded once.
+template <int kS, int kJ, int kP>
+ASCENDSIM_INLINE void depthwise_run(const float* src, const float* w, vf (&acc)[kP][kU]) {
+  vf wv[kJ][kU];
+  ASCENDSIM_UNROLL_TILE
+  for (int j = 0; j < kJ; ++j)
+    ASCENDSIM_UNROLL_TILE
+    for (int u = 0; u < kU; ++u) wv[j][u] = load(w + j * kLine + u * kW);
+  constexpr int kInputs = (kP - 1) * kS + kJ;
+  static_assert(kInputs <= 32, "the lines' loop below is unrolled by 32");
+#pragma GCC unroll 32
+  for (int q = 0; q < kInputs; ++q) {
+    vf x[kU];
+    ASCENDSIM_UNROLL_TILE
+    for (int u = 0; u < kU; ++u) x[u] = load(src + q * kLine + u * kW);
+    ASCENDSIM_UNROLL_TILE
+    for (int j = 0; j < kJ; ++j) {
+      const int p = (q - j) / kS;
+      if (q < j || (q - j) % kS != 0 || p >= kP) continue;
+      ASCENDSIM_UNROLL_TILE
+      for (int u = 0; u < kU; ++u) acc[p][u] += x[u] * wv[j][u];
+    }
+  }
+}
+
+// The last columns of a run, fewer than the tile takes at once.
+template <int kS, int kJ, int kP>
+ASCENDSIM_INLINE void depthwise_run_of(const float* src, const float* w, int64_t columns, vf (&acc)[kP][kU]) {
+  if constexpr (kJ > 1) {
+    if (columns < kJ) return depthwise_run_of<kS, kJ - 1>(src, w, columns, acc);
+  }
+  depthwise_run<kS, kJ>(src, w, acc);
+}
+
+// kS: the pixels' stride in lines (1 or 2), or 0: a.stride floats, known only at run time (then tap by tap).
+template <int kS, int kP>
 ASCENDSIM_TILE void depthwise_tile(const BlockedDepthwiseArgs& a, const float* first, float* out) {
+  constexpr int kJ = kS > 0 ? depthwise_columns<kP>() : 1;
   vf acc[kP][kU];
   ASCENDSIM_UNROLL_TILE
   for (int p = 0; p < kP; ++p)
     ASCENDSIM_UNROLL_TILE
     for (int u = 0; u < kU; ++u) acc[p][u] = load(a.bias + u * kW);
-  for (int64_t t = 0; t < a.tap_count; ++t) {
-    vf w[kU];
-    ASCENDSIM_UNROLL_TILE
-    for (int u = 0; u < kU; ++u) w[u] = load(a.weights + a.weight_taps[t] + u * kW);
-    const float* at = first + a.taps[t];
-    ASCENDSIM_UNROLL_TILE
-    for (int p = 0; p < kP; ++p)
+  if (kJ > 1 && a.run_count > 0) {
+    for (int64_t r = 0; r < a.run_count; ++r) {
+      const TapRun& run = a.runs[r];
+      for (int64_t j = 0; j < run.columns; j += kJ)
+        depthwise_run_of<kS, kJ>(first + run.offset + j * kLine, a.weights + run.weight + j * kLine, run.columns - j, acc);
+    }
+  } else {
+    const int64_t stride = kS > 0 ? kS * kLine : a.stride;
+    for (int64_t t = 0; t < a.tap_count; ++t) {
+      vf w[kU];
       ASCENDSIM_UNROLL_TILE
-      for (int u = 0; u < kU; ++u) acc[p][u] += load(at + p * a.stride + u * kW) * w[u];
+      for (int u = 0; u < kU; ++u) w[u] = load(a.weights + a.weight_taps[t] + u * kW);
+      const float* at = first + a.taps[t];
+      ASCENDSIM_UNROLL_TILE
+      for (int p = 0; p < kP; ++p)
+        ASCENDSIM_UNROLL_TILE
+        for (int u = 0; u < kU; ++u) acc[p][u] += load(at + p * stride + u * kW) * w[u];
+    }
   }
   const vf lo = splat(a.lo), hi = splat(a.hi);
   ASCENDSIM_UNROLL_TILE
@@ -327,17 +382,24 @@ ASCENDSIM_TILE void depthwise_tile(const BlockedDepthwiseArgs& a, const float* f
     for (int u = 0; u < kU; ++u) store(out + p * kLine + u * kW, clamp(acc[p][u], lo, hi));
 }
 
-template <int kP>
+template <int kS, int kP>
 ASCENDSIM_INLINE void depthwise_pixels(const BlockedDepthwiseArgs& a, const float* first, int64_t count, float* out) {
   if constexpr (kP > 1) {
-    if (count < kP) return depthwise_pixels<kP - 1>(a, first, count, out);
+    if (count < kP) return depthwise_pixels<kS, kP - 1>(a, first, count, out);
   }
-  depthwise_tile<kP>(a, first, out);
+  depthwise_tile<kS, kP>(a, first, out);
+}
+
+template <int kS>
+void depthwise_strided(const BlockedDepthwiseArgs& a, const float* first, int64_t count, float* out) {
+  for (int64_t p = 0; p < count; p += kDepthwisePixels)
+    depthwise_pixels<kS, kDepthwisePixels>(a, first + p * a.stride, imin(kDepthwisePixels, count - p), out + p * kLine);
 }
 
 void depthwise(const BlockedDepthwiseArgs& a, const float* first, int64_t count, float* out) {
-  for (int64_t p = 0; p < count; p += kDepthwisePixels)
-    depthwise_pixels<kDepthwisePixels>(a, first + p * a.stride, imin(kDepthwisePixels, count - p), out + p * kLine);
+  if (a.stride == kLine) return depthwise_strided<1>(a, first, count, out);
+  if (a.stride == 2 * kLine) return depthwise_strided<2>(a, first, count, out);
+  depthwise_strided<0>(a, first, count, out);
 }
 
 }  // namespace

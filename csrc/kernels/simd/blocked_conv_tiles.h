@@ -22,10 +22,11 @@ struct BlockedConvArgs {
   float lo, hi;              // the clamp of a fused Relu / Clip (infinite: none)
 };
 
-// A run of a stem's taps that read consecutive columns of one frame row (a kernel row's columns).
-struct StemSegment {
+// A run of taps that read consecutive columns of one input row (a kernel row's columns, stem and depthwise tiles).
+struct TapRun {
   int64_t offset;   // floats from the first pixel's origin to the run's first column
-  int64_t columns;  // taps in the run: pixel p reads column j at offset + p * stride + j
+  int64_t weight;   // floats from the weights to the first column's
+  int64_t columns;  // taps in the run: pixel p reads column j at offset + (p * stride + j) * (a column's floats)
 };
 
 // A stem's tile (BlockedConv on an NCHW image of a few channels, stem_conv.cpp): output pixels along one row of
@@ -35,8 +36,8 @@ struct BlockedStemArgs {
   int64_t weight_block;          // floats between two output blocks' weights
   const int64_t* taps;           // each tap's offset in floats from the first pixel's
   int64_t tap_count;
-  const StemSegment* segments;   // the same taps in runs, in the same order
-  int64_t segment_count;
+  const TapRun* runs;            // the same taps in runs (a column: one float)
+  int64_t run_count;
   int64_t stride;                // frame columns between two output pixels
   const float* bias;             // 16 per output block (zero past the channels), from the tile's first block
   int64_t out_block_stride;      // floats between two output blocks
@@ -48,6 +49,8 @@ struct BlockedDepthwiseArgs {
   const int64_t* taps;         // offsets in floats of the taps read, from the first pixel's origin
   const int64_t* weight_taps;  // their weights' offsets in floats
   int64_t tap_count;
+  const TapRun* runs;          // the same taps in runs of neighbouring pixels (a column: 16 floats), or none
+  int64_t run_count;
   int64_t stride;        // floats between two adjacent output pixels' origins
   const float* bias;     // 16 (zero past the channels)
   float lo, hi;
