@@ -45,21 +45,23 @@ StemConv::StemConv(const ConvGeometry& g, const float* weights, bool blocked) : 
   pitch_ = phases_ * half_;
   band_ = std::clamp<int64_t>(g.n * g.oh / std::max<int64_t>(1, num_threads() * kJobsPerThread), 1, kBandRows);
   frame_rows_ = (band_ - 1) * g.sh + g.kh;
-  // The taps in runs of consecutive frame columns: per channel and kernel row, the columns of one phase
-  // (kj = phase, phase + phases_, ...) side by side; the packed weights follow the same order.
+  // The taps: per channel and kernel row, the columns of one phase (kj = phase, phase + phases_, ...) side by side;
+  // the packed weights follow the same order.
   std::vector<int64_t> weight_of_tap;  // a tap's (c, ki, kj) index in a row of the weights
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
-      for (int64_t phase = 0; phase < std::min(phases_, g.kw); ++phase) {
-        const int64_t first = (c * frame_rows_ + ki) * pitch_ + phase * half_;
-        const int64_t first_tap = static_cast<int64_t>(tap_offsets_.size());
-        int64_t columns = 0;
-        for (int64_t kj = phase; kj < g.kw; kj += phases_, ++columns) {
-          tap_offsets_.push_back(first + columns);
+      for (int64_t phase = 0; phase < std::min(phases_, g.kw); ++phase)
+        for (int64_t kj = phase, j = 0; kj < g.kw; kj += phases_, ++j) {
+          tap_offsets_.push_back((c * frame_rows_ + ki) * pitch_ + phase * half_ + j);
           weight_of_tap.push_back((c * g.kh + ki) * g.kw + kj);
         }
-        runs_.push_back({first, first_tap * kUnit, columns});
-      }
+  if (blocked_) {
+    frame_window_ = window(frame_rows_ * pitch_, pitch_);
+    image_window_ = window(g.h * g.w, g.w);
+    patch_window_ = window(g.kh * g.kw, g.kw);
+    inner_rows_ = interior_outputs(g.oh, g.h, g.kh, g.sh, g.ph, 1);
+    inner_cols_ = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, 1);
+  }
   const int64_t taps = static_cast<int64_t>(tap_offsets_.size());
   // [output block][tap][16] blocked, else [tile of kStemChannelsPerTile][tap][kStemChannelsPerTile].
   const int64_t unit = blocked_ ? kUnit : kStemChannelsPerTile;
@@ -67,6 +69,18 @@ StemConv::StemConv(const ConvGeometry& g, const float* weights, bool blocked) : 
   for (int64_t m = 0; m < g.m; ++m)
     for (int64_t t = 0; t < taps; ++t)
       packed_[static_cast<size_t>((m / unit * taps + t) * unit + m % unit)] = weights[m * taps + weight_of_tap[static_cast<size_t>(t)]];
+}
+
+StemConv::Window StemConv::window(int64_t channel_floats, int64_t row_floats) const {
+  const ConvGeometry& g = g_;
+  Window w;
+  for (int64_t c = 0; c < g.c; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      const int64_t first = c * channel_floats + ki * row_floats;
+      w.runs.push_back({first, static_cast<int64_t>(w.taps.size()) * kUnit, g.kw});
+      for (int64_t kj = 0; kj < g.kw; ++kj) w.taps.push_back(first + kj);
+    }
+  return w;
 }
 
 // Frame rows [0, rows) of every channel: input row first_row + i (zeros outside the image), by phase.
@@ -104,9 +118,12 @@ void StemConv::run(const float* x, const float* bias, const Activation& act, flo
     float* frame = scratch_floats(6, static_cast<size_t>(g.c * frame_rows_ * pitch_));
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t n = j / bands, r0 = j % bands * band_, r1 = std::min(g.oh, r0 + band_);
-      build_frame(x + n * g.c * g.h * g.w, r0 * g.sh - g.ph, (r1 - r0 - 1) * g.sh + g.kh, frame);
+      const float* image = x + n * g.c * g.h * g.w;
+      // (blocked, rows inside x: no frame; its copy was a sixth of the default model's stem)
+      const bool in_place = blocked_ && r0 >= inner_rows_.lo && r1 <= inner_rows_.hi;
+      if (!in_place) build_frame(image, r0 * g.sh - g.ph, (r1 - r0 - 1) * g.sh + g.kh, frame);
       if (blocked_) {
-        blocked_rows(frame, n, r0, r1, bias, act, out);
+        blocked_rows(in_place ? nullptr : frame, image, n, r0, r1, bias, act, out);
         continue;
       }
       float* image_out = out + n * g.m * plane;
@@ -117,30 +134,61 @@ void StemConv::run(const float* x, const float* bias, const Activation& act, flo
   });
 }
 
-void StemConv::blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r1, const float* bias,
-                            const Activation& act, float* out) const {
+void StemConv::blocked_rows(const float* frame, const float* image, int64_t n, int64_t r0, int64_t r1,
+                            const float* bias, const Activation& act, float* out) const {
   const ConvGeometry& g = g_;
   const BlockedConvTiles& tiles = blocked_conv_tiles();
   const int64_t m1 = (g.m + kUnit - 1) / kUnit, taps = static_cast<int64_t>(tap_offsets_.size());
   const int64_t tile_blocks = std::min(tiles.blocks, m1), pixels = tiles.pixels[tile_blocks];
-  const int64_t per_row = (g.ow + pixels - 1) / pixels, step = (g.ow + per_row - 1) / per_row;  // tiles of equal size
   BlockedStemArgs a{};
   a.weight_block = taps * kUnit;
-  a.taps = tap_offsets_.data();
   a.tap_count = taps;
-  a.runs = runs_.data();
-  a.run_count = static_cast<int64_t>(runs_.size());
   a.stride = g.sw;
   a.out_block_stride = g.oh * g.ow * kUnit;
   const bool fused = activation_bounds(act, &a.lo, &a.hi);
-  for (int64_t r = r0; r < r1; ++r) {
-    const float* row = frame + (r - r0) * g.sh * pitch_;
+  auto read = [&](const Window& w) {
+    a.taps = w.taps.data();
+    a.runs = w.runs.data();
+    a.run_count = static_cast<int64_t>(w.runs.size());
+  };
+  // Output columns [lo, hi) of row r, pixel p0's window at origin(p0), all output blocks, in tiles whose sizes
+  // differ by one at most (111 columns: 12 and 11s; a last tile of 3 after 12s cost three quarters of a whole one).
+  auto row_tiles = [&](int64_t r, int64_t lo, int64_t hi, auto origin) {
+    const int64_t count = hi - lo, tiles_in_row = (count + pixels - 1) / pixels;
     for (int64_t mb = 0; mb < m1; mb += tile_blocks) {
       a.weights = packed_.data() + mb * taps * kUnit;
       a.bias = bias + mb * kUnit;
       float* dst = out + ((n * m1 + mb) * g.oh + r) * g.ow * kUnit;
-      for (int64_t p0 = 0; p0 < g.ow; p0 += step)
-        tiles.stem(a, row + p0 * g.sw, std::min(step, g.ow - p0), std::min(tile_blocks, m1 - mb), dst + p0 * kUnit);
+      for (int64_t t = 0, p0 = lo; t < tiles_in_row; ++t) {
+        const int64_t size = count / tiles_in_row + (t < count % tiles_in_row ? 1 : 0);
+        tiles.stem(a, origin(p0), size, std::min(tile_blocks, m1 - mb), dst + p0 * kUnit);
+        p0 += size;
+      }
+    }
+  };
+  float patch[kMaxChannels * kMaxKernel * kMaxKernel];
+  for (int64_t r = r0; r < r1; ++r) {
+    if (frame != nullptr) {
+      read(frame_window_);
+      const float* row = frame + (r - r0) * g.sh * pitch_;
+      row_tiles(r, 0, g.ow, [&](int64_t p0) { return row + p0 * g.sw; });
+      continue;
+    }
+    read(image_window_);
+    const int64_t y0 = r * g.sh - g.ph;
+    if (inner_cols_.hi > inner_cols_.lo)
+      row_tiles(r, inner_cols_.lo, inner_cols_.hi, [&](int64_t p0) { return image + y0 * g.w + p0 * g.sw - g.pw; });
+    read(patch_window_);
+    for (int64_t p = 0; p < g.ow; ++p) {
+      if (p == inner_cols_.lo && inner_cols_.hi > inner_cols_.lo) p = inner_cols_.hi;
+      if (p >= g.ow) break;
+      for (int64_t c = 0; c < g.c; ++c)  // (the rows are inside x)
+        for (int64_t ki = 0; ki < g.kh; ++ki)
+          for (int64_t kj = 0; kj < g.kw; ++kj) {
+            const int64_t xx = p * g.sw - g.pw + kj;
+            patch[(c * g.kh + ki) * g.kw + kj] = xx >= 0 && xx < g.w ? image[(c * g.h + y0 + ki) * g.w + xx] : 0.0f;
+          }
+      row_tiles(r, p, p + 1, [&](int64_t) { return static_cast<const float*>(patch); });
     }
   }
   // Another activation on the band's rows while they are in cache; then the lanes past m back to zero (a clamp

@@ -25,18 +25,27 @@ class StemConv {
   void run(const float* x, const float* bias, const Activation& act, float* out) const;
 
  private:
+  // A tile's window in one layout (blocked): tap (c, ki, kj) at c * channel_floats + ki * row_floats + kj, and the
+  // runs of a kernel row's columns.
+  struct Window {
+    std::vector<int64_t> taps;
+    std::vector<TapRun> runs;
+  };
+  Window window(int64_t channel_floats, int64_t row_floats) const;
   void build_frame(const float* image, int64_t first_row, int64_t rows, float* frame) const;
-  // Blocked: output rows [r0, r1) of image n from the band's frame.
-  void blocked_rows(const float* frame, int64_t n, int64_t r0, int64_t r1, const float* bias, const Activation& act,
-                    float* out) const;
+  // Blocked: output rows [r0, r1) of image n, from the band's frame, or (frame null: rows whose windows are
+  // inside the image) from the image in place, each border pixel from a patch of its window.
+  void blocked_rows(const float* frame, const float* image, int64_t n, int64_t r0, int64_t r1, const float* bias,
+                    const Activation& act, float* out) const;
   ConvGeometry g_;
   bool blocked_ = false;
   int64_t phases_ = 1;            // NCHW: the stride's (sw); blocked: 1 (the tiles read every sw-th column)
   int64_t half_ = 0, pitch_ = 0;  // a frame row: phases_ runs of half_ floats (the columns of one phase)
   int64_t band_ = 1;              // output rows per job
   int64_t frame_rows_ = 1;        // frame rows of a band, per channel
-  std::vector<int64_t> tap_offsets_;   // by channel, kernel row, phase, column of the phase
-  std::vector<TapRun> runs_;           // the taps of one kernel row and phase, for the blocked tiles
+  std::vector<int64_t> tap_offsets_;  // by channel, kernel row, phase, column of the phase
+  Window frame_window_, image_window_, patch_window_;  // blocked (phases_ 1: the taps in the weights' order)
+  OutputSpan inner_rows_{0, 0}, inner_cols_{0, 0};    // the output rows and columns whose windows are inside x
   PackedFloats packed_;
 };
 
