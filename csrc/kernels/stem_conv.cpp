@@ -7,9 +7,11 @@
 // over the band's rows while they are in cache. The frame of a band (3 channels of 17 rows for a 3x3 stride-2
 // stem, ~46 KiB) stays in L2; im2col would have written each input value kh * kw / (sh * sw) times over.
 // NC1HWC0 output: the blocked conv's register tiles (simd/blocked_conv_tiles.h) of pixels along an output row
-// by blocks of 16 channels, a broadcast frame value per pixel and tap (shared by the taps of a kernel row that
-// read it); their pixels are sw columns apart in a frame not split by phase, a plain padded copy of the rows
-// (the split's strided copy took 16 of the default model's 72 us stem, Zen 5). No TransData follows the stem.
+// by blocks of 16 channels, a broadcast input value per pixel and tap (shared by the taps of a kernel row that
+// read it), its pixels sw columns apart: in a frame not split by phase, a plain padded copy of the rows (the
+// split's strided copy took 16 of the default model's 72 us stem, Zen 5), or, for a band whose windows are
+// inside the image's rows, in the image itself, each pixel whose window crosses a side from a patch of it.
+// No TransData follows the stem.
 #include "kernels/stem_conv.h"
 
 #include <algorithm>
