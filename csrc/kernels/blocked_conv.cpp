@@ -13,11 +13,12 @@
 // blocked_conv_tiles.h). Work: jobs of (image, group of output blocks whose weights fit in L2, band of output
 // pixels whose inputs fit in L2); inside a job each tile of pixels runs over the group's blocks while its inputs
 // are in L1. A padded conv needs zeros where a tap falls outside x, in one of two ways:
-// - border patches, when few pixels are on the border (a large plane) and the sum is one pass with no fused sum:
-//   the interior pixels' tiles read x in place, in runs of neighbours; each border pixel's window is gathered,
-//   zeros included, into a patch of its own [input block][tap][16], a tile of such pixels runs on the patches and
-//   writes a small buffer, scattered to the pixels' places. (The default model's 16 -> 32 3x3 stride-2 conv on
-//   112x112: 136 -> ~125 us, the frame's copy of x being gone.)
+// - border windows in place, when few pixels are on the border (a large plane) and the sum is one pass with no
+//   fused sum: the interior pixels' tiles read x in place, in runs of neighbours; a border pixel reads x in place
+//   too, over only the taps of its window inside x (their weights picked by weight_taps), in a tile of border
+//   pixels of the same window shape that writes a small buffer, scattered to the pixels' places. (The default
+//   model's 16 -> 32 3x3 stride-2 conv on 112x112: 136 -> ~125 us, the frame's copy of x being gone; windows
+//   gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for 7% of the pixels.)
 // - else a zero-bordered frame: x copied once, so that every tap of every output pixel reads memory and any run
 //   of pixels shares a tile (rows included); a pass over x against the conv's KH x KW x M multiply-adds per
 //   input value.
@@ -49,7 +50,7 @@ namespace {
 
 constexpr int64_t kC0 = kUnit;
 constexpr int64_t kMaxTilePixels = 64;                   // origins per tile (>= every variant's pixels)
-constexpr int64_t kPatchFrameShare = 2;                   // patches when their lines are < 1/2 of a frame's
+constexpr int64_t kBorderFrameShare = 2;                   // border windows when their lines are < 1/2 of a frame's
 constexpr int64_t kWeightGroupBytes = int64_t{192} << 10;  // a group's packed weights: in L2 with the band
 constexpr int64_t kBandBytes = int64_t{128} << 10;        // a band's inputs
 constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of the input blocks of one pass
@@ -88,7 +89,7 @@ class BlockedConvKernel final : public Kernel {
   std::string path() const override {
     const std::string tile = depthwise_ ? "" : "tile " + std::to_string(tile_pixels_) + " x " + std::to_string(tile_blocks_ * kC0) + " of ";
     return std::string(depthwise_ ? "NC1HWC0 depthwise, " : "NC1HWC0 direct, ") + tile + tiles_.shape +
-           (frame_ ? ", zero-bordered frame" : "") + (patches_ ? ", border patches" : "");
+           (frame_ ? ", zero-bordered frame" : "") + (border_in_place_ ? ", border windows in place" : "");
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -115,7 +116,8 @@ class BlockedConvKernel final : public Kernel {
               w[(m * g.c + c) * taps_ + t];
   }
 
-  // The padding (frame or patches), the tap offsets, the groups of output blocks and the bands of output pixels.
+  // The padding (a frame, or border windows in place), the tap offsets, the groups of output blocks and the bands
+  // of output pixels.
   void plan_dense() {
     const ConvGeometry& g = g_;
     // Input blocks per pass over a band: a tile's window of them stays in L1 while the weights stream by.
@@ -127,13 +129,13 @@ class BlockedConvKernel final : public Kernel {
     inner_rows_ = interior_outputs(g.oh, g.h, g.kh, g.sh, g.ph, g.dh);
     inner_cols_ = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, g.dw);
     const int64_t border = g.oh * g.ow - (inner_rows_.hi - inner_rows_.lo) * (inner_cols_.hi - inner_cols_.lo);
-    patches_ = padded() && !has_sum_ && chunk_ >= c1_ &&
-               kPatchFrameShare * border * taps_ < frame_height() * frame_width();
-    plan_frame(padded() && !patches_);
-    origin_shift_ = patches_ ? (g.ph * wp_ + g.pw) * kC0 : 0;  // (a frame holds the pads)
+    border_in_place_ = padded() && !has_sum_ && chunk_ >= c1_ &&
+                       kBorderFrameShare * border * taps_ < frame_height() * frame_width();
+    plan_frame(padded() && !border_in_place_);
+    origin_shift_ = border_in_place_ ? (g.ph * wp_ + g.pw) * kC0 : 0;  // (a frame holds the pads)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) tap_offsets_.push_back((i * g.dh * wp_ + j * g.dw) * kC0);
-    for (int64_t t = 0; t < taps_; ++t) patch_taps_.push_back(t * kC0);
+    for (int64_t t = 0; t < taps_; ++t) tap_ids_.push_back(t);
     const int64_t block_bytes = block_floats_ * static_cast<int64_t>(sizeof(float));
     // (whole tiles of blocks: a group of 3 with tiles of 2 would run a third of its sums in tiles of 1)
     group_ = std::min(m1_, std::max<int64_t>(1, kWeightGroupBytes / block_bytes / tile_blocks_) * tile_blocks_);
@@ -240,31 +242,30 @@ class BlockedConvKernel final : public Kernel {
     }
   }
 
-  // The patch of output pixel (oh, ow) of image `image`: its window of every input block, zeros outside x.
-  void gather_patch(const float* image, int64_t oh, int64_t ow, float* patch) const {
-    const ConvGeometry& g = g_;
-    for (int64_t ib = 0; ib < c1_; ++ib)
-      for (int64_t i = 0; i < g.kh; ++i)
-        for (int64_t j = 0; j < g.kw; ++j, patch += kC0) {
-          const int64_t y = oh * g.sh - g.ph + i * g.dh, xx = ow * g.sw - g.pw + j * g.dw;
-          if (y < 0 || y >= g.h || xx < 0 || xx >= g.w)
-            std::fill(patch, patch + kC0, 0.0f);
-          else
-            std::copy_n(image + ((ib * g.h + y) * g.w + xx) * kC0, kC0, patch);
-        }
-  }
-
-  // Patches: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1) (`base`: their weights and
-  // bias, one pass). Interior pixels in runs of neighbours read x in place; border pixels in tiles on their
-  // patches, written to a staging buffer and scattered.
-  void run_patched_band(const float* image, int64_t n, int64_t ob0, int64_t ob1, int64_t p_begin, int64_t p_end,
+  // Border pixels: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1) (`base`: their weights
+  // and bias, one pass). Interior pixels in runs of neighbours read x in place; a border pixel too, over the taps
+  // of its window inside x (rows [i0, i1), columns [j0, j1) of the kernel), its origin at the first of them so that
+  // no pointer leaves x. Border pixels of one window shape (a row's top pixels, a column's) share a tile, written
+  // to a staging buffer and scattered. (Patches of their windows, zeros included, cost a tenth of the default
+  // model's 32 -> 64 stride-2 conv for 7% of its pixels.)
+  void run_band_in_place(const float* image, int64_t n, int64_t ob0, int64_t ob1, int64_t p_begin, int64_t p_end,
                         const BlockedConvArgs& base, float* out) const {
     const ConvGeometry& g = g_;
-    const int64_t plane = g.oh * g.ow, patch_floats = c1_ * taps_ * kC0;
-    const float* patch_origins[kMaxTilePixels];
+    const int64_t plane = g.oh * g.ow;
+    struct Window {
+      int64_t i0, i1, j0, j1;
+      bool operator!=(const Window& o) const { return i0 != o.i0 || i1 != o.i1 || j0 != o.j0 || j1 != o.j1; }
+    };
+    auto window_of = [&](int64_t p) {
+      const int64_t y = p / g.ow * g.sh - g.ph, x = p % g.ow * g.sw - g.pw;
+      const OutputSpan rows = inside_taps(y, g.h, g.kh, g.dh), cols = inside_taps(x, g.w, g.kw, g.dw);
+      return Window{rows.lo, rows.hi, cols.lo, cols.hi};
+    };
+    const float* origins[kMaxTilePixels];
     int64_t border[kMaxTilePixels];
     int64_t border_count = 0, run_begin = -1;
-    float* patches = scratch_floats(13, static_cast<size_t>(tile_pixels_ * patch_floats));
+    Window shape{0, 0, 0, 0};
+    std::vector<int64_t> taps, weight_taps;
     float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * group_ * kC0));
     auto flush_run = [&](int64_t end) {  // interior pixels [run_begin, end)
       if (run_begin < 0) return;
@@ -273,16 +274,23 @@ class BlockedConvKernel final : public Kernel {
     };
     auto flush_border = [&] {
       if (border_count == 0) return;
+      taps.clear();
+      weight_taps.clear();
+      for (int64_t i = shape.i0; i < shape.i1; ++i)
+        for (int64_t j = shape.j0; j < shape.j1; ++j) {
+          taps.push_back(((i - shape.i0) * g.dh * g.w + (j - shape.j0) * g.dw) * kC0);
+          weight_taps.push_back(i * g.kw + j);
+        }
       BlockedConvArgs a = base;
-      a.taps = patch_taps_.data();
-      a.in_block_stride = taps_ * kC0;
-      a.origin_offset = 0;
+      a.taps = taps.data();
+      a.tap_count = static_cast<int64_t>(taps.size());
+      a.weight_taps = weight_taps.data();
       a.out_block_stride = tile_pixels_ * kC0;
       for (int64_t q = 0; q < border_count; ++q) {
-        gather_patch(image, border[q] / g.ow, border[q] % g.ow, patches + q * patch_floats);
-        patch_origins[q] = patches + q * patch_floats;
+        const int64_t y = border[q] / g.ow * g.sh - g.ph + shape.i0 * g.dh, x = border[q] % g.ow * g.sw - g.pw + shape.j0 * g.dw;
+        origins[q] = a.tap_count > 0 ? image + (y * g.w + x) * kC0 : image;  // (no tap: the bias alone)
       }
-      run_tile(a, patch_origins, border_count, false, ob0, ob1, nullptr, staged);
+      run_tile(a, origins, border_count, false, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
         for (int64_t q = 0; q < border_count; ++q)
           std::copy_n(staged + ((ob - ob0) * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob) * plane + border[q]) * kC0);
@@ -293,6 +301,9 @@ class BlockedConvKernel final : public Kernel {
         if (run_begin < 0) run_begin = p;
       } else {
         flush_run(p);
+        const Window w = window_of(p);
+        if (border_count > 0 && w != shape) flush_border();
+        shape = w;
         border[border_count++] = p;
         if (border_count == tile_pixels_) flush_border();
       }
@@ -309,6 +320,8 @@ class BlockedConvKernel final : public Kernel {
     common.weight_block = block_floats_;
     common.taps = tap_offsets_.data();
     common.tap_count = taps_;
+    common.weight_taps = tap_ids_.data();
+    common.kernel_taps = taps_;
     common.in_block_stride = in_plane;
     common.out_block_stride = plane * kC0;
     common.lo = lo_;
@@ -328,8 +341,8 @@ class BlockedConvKernel final : public Kernel {
           base.origin_offset = k0 * in_plane;
           base.accumulate = k0 > 0;
           base.last = k0 + chunk_ >= c1_;
-          if (patches_) {  // (one pass over the input blocks, no fused sum)
-            run_patched_band(image, n, ob0, ob1, p_begin, p_end, base, out);
+          if (border_in_place_) {  // (one pass over the input blocks, no fused sum)
+            run_band_in_place(image, n, ob0, ob1, p_begin, p_end, base, out);
           } else {
             run_pixels(base, image, p_begin, p_end, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);
           }
@@ -436,12 +449,12 @@ class BlockedConvKernel final : public Kernel {
   int64_t hp_ = 0, wp_ = 0;  // x's extent per block: its own, or the frame's
   int64_t group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
   int64_t tile_blocks_ = 1, tile_pixels_ = 1;                           // dense: the tile the conv runs
-  bool patches_ = false;                                                 // dense: border patches (else a frame)
-  std::vector<int64_t> patch_taps_;                                      // dense: the taps in a patch
+  bool border_in_place_ = false;                                         // dense: border windows in place (else a frame)
   OutputSpan inner_rows_{0, 0}, inner_cols_{0, 0};                      // interior rows (dense), columns (both)
-  int64_t origin_shift_ = 0;                                             // dense: the pads' floats (patches)
+  int64_t origin_shift_ = 0;                                             // dense: the pads' floats (in place)
   PackedFloats packed_, bias_;
   std::vector<int64_t> tap_offsets_;
+  std::vector<int64_t> tap_ids_;  // dense: 0 .. taps - 1, the weights of the taps above (a border window has its own)
 };
 
 // BlockedConv on an NCHW image of a few channels (a stem that starts a chain of blocked convs): the few-channel

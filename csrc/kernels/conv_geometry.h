@@ -24,4 +24,12 @@ static inline OutputSpan interior_outputs(int64_t outputs, int64_t size, int64_t
   return OutputSpan{lo, hi < lo ? lo : (hi > outputs ? outputs : hi)};
 }
 
+// The taps [lo, hi) of a window along one axis that read inside the input [0, size): tap t reads start + t * dilation.
+static inline OutputSpan inside_taps(int64_t start, int64_t size, int64_t kernel, int64_t dilation) {
+  const int64_t first = start >= 0 ? 0 : (dilation - 1 - start) / dilation;
+  const int64_t lo = first < kernel ? first : kernel;
+  const int64_t end = start > size - 1 ? 0 : (size - 1 - start) / dilation + 1;
+  return OutputSpan{lo, end < lo ? lo : (end > kernel ? kernel : end)};
+}
+
 }  // namespace ascendsim::kernels

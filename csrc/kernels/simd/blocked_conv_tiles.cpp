@@ -116,7 +116,7 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, Source origin, float* __
       for (int u = 0; u < kU; ++u)
         acc[p][b][u] = a.accumulate ? load(out + b * a.out_block_stride + p * kLine + u * kW) : load(a.bias + b * kLine + u * kW);
   for (int64_t ib = 0; ib < a.in_blocks; ++ib) {
-    const float* wb = a.weights + ib * a.tap_count * kSquare;
+    const float* wb = a.weights + ib * a.kernel_taps * kSquare;
     const int64_t block_offset = a.origin_offset + ib * a.in_block_stride;
     // The tile's lines of the next input block, a plane away (a stream per block, which the hardware prefetchers
     // did not follow: ResNet-50 on a Zen 5, 33.7 -> 32.2 ms at 1 thread, MobileNetV2 3.81 -> 3.76; two blocks
@@ -128,7 +128,7 @@ ASCENDSIM_TILE void conv_tile(const BlockedConvArgs& a, Source origin, float* __
     }
     for (int64_t t = 0; t < a.tap_count; ++t) {
       const auto src = origin.template lines<kP>(block_offset + a.taps[t]);
-      const float* wt = wb + t * kSquare;
+      const float* wt = wb + a.weight_taps[t] * kSquare;
       auto channel = [&](int c) __attribute__((always_inline)) {
         vf w[kB][kU];
         ASCENDSIM_UNROLL_TILE

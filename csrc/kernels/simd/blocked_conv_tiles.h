@@ -11,6 +11,8 @@ struct BlockedConvArgs {
   int64_t weight_block;      // floats between two output blocks' weights
   const int64_t* taps;       // each tap's offset in floats from a pixel's origin
   int64_t tap_count;
+  const int64_t* weight_taps;  // each tap's place among the kernel's taps, in the weights
+  int64_t kernel_taps;         // the kernel's taps: the weights of one input block
   int64_t in_blocks;         // input channel blocks summed by this call
   int64_t in_block_stride;   // floats between two input blocks
   int64_t origin_offset;     // floats from each origin to the first of those blocks
