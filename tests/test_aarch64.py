@@ -26,7 +26,9 @@ KERNEL_CASES = [
     "test_kernels_fastpaths.py::test_conv_constant_weights",  # packed weights (narrow / wide tiles), Winograd
     "test_kernels_fastpaths.py::test_conv_fused_sum",
     "test_kernels_fastpaths.py::test_depthwise",  # same-size, polyphase and stride-2 planes
-    "test_kernels_fastpaths.py::test_conv_blocks",  # channel-blocked depthwise
+    "test_kernels_fastpaths.py::test_conv_blocks",  # the general path's column blocks
+    "test_kernels_blocked.py::test_blocked_conv_matches_onnxruntime",  # NC1HWC0 tiles: dense, depthwise, borders
+    "test_kernels_blocked.py::test_blocked_conv_on_an_nchw_stem_image_matches_onnxruntime",
     "test_kernels_fastpaths.py::test_matmul_packed_weights",  # column panels
     "test_kernels_fastpaths.py::test_matmul_split",  # OpenBLAS cut over the pool's threads
     "test_kernels_fastpaths.py::test_maxpool_rows",
