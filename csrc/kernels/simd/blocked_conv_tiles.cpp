@@ -13,11 +13,12 @@
 // its 16 registers; NEON: 5 x 16 in 20 of 32; SSE2: 2 x 16.
 //
 // Stem (an NCHW image of a few channels, stem_conv.cpp): the dense tile's shapes, summing over the window's
-// taps (channel, row, column) instead of input channels, its pixels neighbours in an output row; a few columns
-// of a window row at a time, so that an input broadcast serves each of them (stem_columns).
+// taps (channel, row, column) instead of input channels, its pixels sw columns apart along an output row; a few
+// columns of a window row at a time, so that an input broadcast serves each of them (stem_columns).
 //
-// Depthwise: per block, kDepthwisePixels adjacent output pixels by 16 channels; per tap, the tap's weights (kU vectors)
-// and one input line per pixel.
+// Depthwise: per block, kDepthwisePixels adjacent output pixels by 16 channels; per tap, the tap's weights (kU
+// vectors) and one input line per pixel, or, along a row of interior pixels, a kernel row's columns together so
+// that each input line serves every column that reads it (depthwise_columns).
 #include "kernels/simd/blocked_conv_tiles.h"
 
 #include "kernels/simd/simd.h"
