@@ -165,6 +165,47 @@ def test_model_kernels_refuses_an_unknown_model() -> None:
     assert "ascendsimGetModelKernels: model id 987654 is not loaded" in aclGetRecentErrMsg()
 
 
+class TimedConv:
+    """One conv of the kernels group (bench/kernels.py's conv_case), compiled, with onnxruntime's output for a
+    random input; run(products, threads) executes it once in a fresh process (the timing's choices are made once
+    per process) with the product log on and returns the log's lines that contain `timed_line` and the node's
+    kernel path; got() is that run's output."""
+
+    def __init__(self, tmp_path: Path, shape: dict[str, int], seed: int) -> None:
+        from ascendsim.bench.kernels import conv_case
+
+        model = conv_case("c", "", **shape).build()
+        compile_model(model, tmp_path, "conv")
+        x = np.random.default_rng(seed).standard_normal((1, shape["c"], shape["hw"], shape["hw"])).astype(np.float32)
+        np.save(tmp_path / "x.npy", x)
+        self.want = reference(model, {"x": x})[0]
+        self.out = tmp_path / "got.npy"
+        self.script = f"""
+            import numpy as np, acl, ascendsim
+            from exec_helpers import execute_once
+            acl.init(); acl.rt.set_device(0)
+            model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
+            assert ret == 0
+            print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
+            x = np.load({str(tmp_path / "x.npy")!r})
+            np.save({str(self.out)!r}, execute_once(model_id, [x], [np.empty({self.want.shape!r}, np.float32)])[0])
+            """
+
+    def run(self, products: str, timed_line: str, threads: str | None = None) -> tuple[list[str], str, str]:
+        env = {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1", "ASCENDSIM_PRODUCTS": products,
+               "PYTHONPATH": str(Path(__file__).parent)}
+        if threads is not None:
+            env["ASCENDSIM_NUM_THREADS"] = threads
+        done = run_python(self.script, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        timed = [line for line in done.stdout.splitlines() if timed_line in line]
+        path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
+        return timed, path, done.stdout
+
+    def check_output(self, products: str) -> None:
+        np.testing.assert_allclose(np.load(self.out), self.want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
+
+
 # (conv_case arguments, the timed line's start, the direct path's name): a 3x3 stride-1 conv's Winograd and a
 # 3-channel stem's direct loop, each against im2col.
 DIRECT_PATHS = [
@@ -181,39 +222,18 @@ def test_auto_times_the_direct_conv_against_im2col_and_both_match(tmp_path: Path
     least 2M multiply-adds is built both ways and timed once (docs/kernels.md): the log names both times and the
     choice, the node's path is the chosen one, and the output matches onnxruntime whichever won; under packed the
     direct path runs untimed, under openblas a stem runs im2col on OpenBLAS."""
-    from ascendsim.bench.kernels import conv_case
-
-    model = conv_case("c", "", **shape).build()
-    compile_model(model, tmp_path, "conv")
-    x_shape = (1, shape["c"], shape["hw"], shape["hw"])
-    x = np.random.default_rng(5).standard_normal(x_shape).astype(np.float32)
-    np.save(tmp_path / "x.npy", x)
-    want = reference(model, {"x": x})[0]
-    run = f"""
-        import numpy as np, acl, ascendsim
-        from exec_helpers import execute_once
-        acl.init(); acl.rt.set_device(0)
-        model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
-        assert ret == 0
-        print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
-        x = np.load({str(tmp_path / "x.npy")!r})
-        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty({want.shape!r}, np.float32)])[0])
-        """
+    conv = TimedConv(tmp_path, shape, seed=5)
     for products in ("auto", "packed") + (("openblas",) if direct == "direct" else ()):
-        done = run_python(run, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1",
-                                    "ASCENDSIM_PRODUCTS": products, "PYTHONPATH": str(Path(__file__).parent)})
-        assert done.returncode == 0, done.stdout + done.stderr
-        timed = [line for line in done.stdout.splitlines() if timed_line in line]
-        path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
+        timed, path, log = conv.run(products, timed_line)
         if products == "auto":
-            assert len(timed) == 1 and ", im2col " in timed[0], done.stdout
+            assert len(timed) == 1 and ", im2col " in timed[0], log
             chosen = timed[0].rsplit(": ", 1)[1]
             assert path.startswith(direct if chosen == direct else "im2col"), (chosen, path)
         elif products == "packed":
             assert not timed and path.startswith(direct), (timed, path)
         else:
             assert not timed and path.startswith("im2col, OpenBLAS sgemm"), (timed, path)
-        np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
+        conv.check_output(products)
 
 
 # (conv_case arguments, the timed line's start): products below the timing's floor, timed by all that one execution
@@ -232,34 +252,13 @@ def test_auto_times_small_products_by_what_one_execution_runs_and_both_paths_mat
     """Each product is below the 2M multiply-adds that a product alone needs to be timed, but one execution runs
     enough of them: under auto the log names both times and the choice, the node runs the chosen path, and the
     output matches onnxruntime; under packed nothing is timed."""
-    from ascendsim.bench.kernels import conv_case
-
-    model = conv_case("c", "", **shape).build()
-    compile_model(model, tmp_path, "conv")
-    x = np.random.default_rng(7).standard_normal((1, shape["c"], shape["hw"], shape["hw"])).astype(np.float32)
-    np.save(tmp_path / "x.npy", x)
-    want = reference(model, {"x": x})[0]
-    run = f"""
-        import numpy as np, acl, ascendsim
-        from exec_helpers import execute_once
-        acl.init(); acl.rt.set_device(0)
-        model_id, ret = acl.mdl.load_from_file({str(tmp_path / "conv.om")!r})
-        assert ret == 0
-        print("PATH", ascendsim.model_kernels(model_id)["plans"][0]["nodes"][0]["path"])
-        x = np.load({str(tmp_path / "x.npy")!r})
-        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty({want.shape!r}, np.float32)])[0])
-        """
+    conv = TimedConv(tmp_path, shape, seed=7)
     for products in ("auto", "packed"):
-        done = run_python(run, env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1",
-                                    "ASCENDSIM_PRODUCTS": products, "ASCENDSIM_NUM_THREADS": threads,
-                                    "PYTHONPATH": str(Path(__file__).parent)})
-        assert done.returncode == 0, done.stdout + done.stderr
-        timed = [line for line in done.stdout.splitlines() if timed_line in line]
-        path = next(line for line in done.stdout.splitlines() if line.startswith("PATH ")).split(" ", 1)[1]
+        timed, path, log = conv.run(products, timed_line, threads)
         if products == "auto":
-            assert len(timed) == 1 and ", OpenBLAS " in timed[0], done.stdout
+            assert len(timed) == 1 and ", OpenBLAS " in timed[0], log
             chosen = "OpenBLAS sgemm" if timed[0].rsplit(": ", 1)[1] == "OpenBLAS" else "packed tiles"
             assert chosen in path, (timed[0], path)
         else:
             assert not timed and "packed tiles" in path, (timed, path)
-        np.testing.assert_allclose(np.load(tmp_path / "got.npy"), want, rtol=FP32_RTOL, atol=FP32_ATOL, err_msg=products)
+        conv.check_output(products)
