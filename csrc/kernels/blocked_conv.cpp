@@ -264,7 +264,7 @@ class BlockedConvKernel final : public Kernel {
     const float* origins[kMaxTilePixels];
     int64_t border[kMaxTilePixels];
     int64_t border_count = 0, run_begin = -1;
-    Window shape{0, 0, 0, 0};
+    Window shape{0, 0, 0, 0}, listed{-1, -1, -1, -1};  // the batch's window shape; the one the tap lists are of
     std::vector<int64_t> taps, weight_taps;
     float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * group_ * kC0));
     auto flush_run = [&](int64_t end) {  // interior pixels [run_begin, end)
@@ -274,13 +274,16 @@ class BlockedConvKernel final : public Kernel {
     };
     auto flush_border = [&] {
       if (border_count == 0) return;
-      taps.clear();
-      weight_taps.clear();
-      for (int64_t i = shape.i0; i < shape.i1; ++i)
-        for (int64_t j = shape.j0; j < shape.j1; ++j) {
-          taps.push_back(((i - shape.i0) * g.dh * g.w + (j - shape.j0) * g.dw) * kC0);
-          weight_taps.push_back(i * g.kw + j);
-        }
+      if (shape != listed) {  // (a row's top pixels, a column's side pixels: batch after batch of one shape)
+        taps.clear();
+        weight_taps.clear();
+        for (int64_t i = shape.i0; i < shape.i1; ++i)
+          for (int64_t j = shape.j0; j < shape.j1; ++j) {
+            taps.push_back(((i - shape.i0) * g.dh * g.w + (j - shape.j0) * g.dw) * kC0);
+            weight_taps.push_back(i * g.kw + j);
+          }
+        listed = shape;
+      }
       BlockedConvArgs a = base;
       a.taps = taps.data();
       a.tap_count = static_cast<int64_t>(taps.size());
