@@ -31,6 +31,8 @@ CONVS = [
     ((1, 32, 7, 7), (80, 32, 1, 1), {}),                              # 5 blocks: tiles of 4 and 1; 49 pixels
     ((1, 40, 9, 9), (56, 40, 3, 3), {"pads": [1, 1, 1, 1]}),          # 4 blocks, the last part-filled
     ((1, 96, 7, 7), (200, 96, 1, 1), {}),                             # 13 blocks in groups of whole tiles
+    ((1, 64, 6, 6), (320, 64, 1, 1), {}),                   # 20 blocks in groups of 2 and 3 tiles, group-major jobs
+    ((1, 32, 9, 9), (320, 32, 3, 3), {"pads": [1, 1, 1, 1]}),  # groups of 1, 2 and 2 tiles, borders in place
     ((1, 48, 11, 11), (48, 48, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 3 blocks, 36 pixels
     ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 20, 2, 3), (36, 20, 5, 5), {"pads": [2, 2, 2, 2]}),                               # plane < window
