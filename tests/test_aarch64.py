@@ -42,6 +42,7 @@ KERNEL_CASES = [
     "test_kernels_elementwise.py::test_fused_elementwise",
     "test_kernels_elementwise.py::test_cast",
     "test_kernels_elementwise.py::test_float_to_int_beyond_range",  # where x86-64 and aarch64 casts differ
+    "test_kernels_transpose.py::test_transpose_squares",  # 4 x 4 squares (TransData's rows too)
 ]
 
 @pytest.fixture(scope="module")

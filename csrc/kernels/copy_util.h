@@ -13,6 +13,9 @@ struct StridedCopy {
   int64_t elem = 4, numel = 0;
   void init(const std::vector<int64_t>& out_dims, const std::vector<int64_t>& src_strides, int64_t elem_size);
   void run(const void* src, void* dst) const;
+
+ private:
+  void run_transpose(const uint32_t* src, uint32_t* dst) const;
 };
 
 }  // namespace ascendsim::kernels

@@ -15,7 +15,7 @@ from onnx import helper
 
 RNG = np.random.default_rng(3)
 
-KERNEL_VARIANTS = "best"  # data movement has no per-variant loops: the best variant only
+KERNEL_VARIANTS = "best"  # no per-variant loops but the 4-byte Transpose's (test_kernels_transpose.py): the best only
 
 
 def ort_run(op: str, inputs: list[np.ndarray | None], n_out: int = 1, opset: int = 18, **attrs) -> list[np.ndarray]:

@@ -3,6 +3,7 @@
 // double accumulator was a dependent scalar chain, and still exact to ~1e-7 of the row's scale.
 #include "kernels/simd/row_loops.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/dtype_convert.h"
@@ -190,8 +191,9 @@ void round_fp16(const float* x, float* y, int64_t n) {
   if (i < n) store_first(y + i, round_to_fp16(load_first(x + i, n - i)), n - i);
 }
 
-// TransData's NCHW <-> NC1HWC0 rows, 4 channels x 4 pixels at a time through a 4 x 4 transpose in registers (every
-// variant has 4-lane vectors; GCC and Clang spell the shuffle differently), the tails one value at a time. One
+// Transposes (Transpose's, TransData's NCHW <-> NC1HWC0 rows), 4 x 4 values at a time through a 4 x 4 transpose in
+// registers (every variant has 4-lane vectors; GCC and Clang spell the shuffle differently), the tails one value
+// at a time. One
 // value at a time throughout, each stride-c0 store waited on the one before: ~2 cycles per value, 144 us for the
 // 16 x 112 x 112 map after the default model's stem on a Zen 3.
 using lanes4 = uint32_t __attribute__((vector_size(16)));
@@ -219,51 +221,46 @@ ASCENDSIM_INLINE void transpose4(lanes4& a, lanes4& b, lanes4& c, lanes4& d) {
   d = ASCENDSIM_SHUFFLE4_(ab_high, cd_high, 2, 3, 6, 7);
 }
 
-void rows_to_lines(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines) {
-  int64_t k = 0;
-  for (; k + 4 <= used; k += 4) {
-    const uint32_t* r = rows + k * plane;
-    int64_t x = 0;
-    for (; x + 4 <= w; x += 4) {
-      lanes4 a = load4(r + x), b = load4(r + plane + x), c = load4(r + 2 * plane + x), d = load4(r + 3 * plane + x);
-      transpose4(a, b, c, d);
-      store4(lines + x * c0 + k, a);
-      store4(lines + (x + 1) * c0 + k, b);
-      store4(lines + (x + 2) * c0 + k, c);
-      store4(lines + (x + 3) * c0 + k, d);
+// dst[c * dst_pitch + r] = src[r * src_pitch + c]: columns of 16 at a time (a line of each source row, 16 whole
+// destination rows), 4 source rows at a time down them.
+void transpose(const uint32_t* src, int64_t src_pitch, int64_t rows, int64_t cols, uint32_t* dst, int64_t dst_pitch) {
+  constexpr int64_t kColumns = 16;
+  for (int64_t c0 = 0; c0 < cols; c0 += kColumns) {
+    const int64_t c1 = std::min(cols, c0 + kColumns);
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      const uint32_t* s = src + r * src_pitch;
+      int64_t c = c0;
+      for (; c + 4 <= c1; c += 4) {
+        lanes4 a = load4(s + c), b = load4(s + src_pitch + c), e = load4(s + 2 * src_pitch + c), d = load4(s + 3 * src_pitch + c);
+        transpose4(a, b, e, d);
+        store4(dst + c * dst_pitch + r, a);
+        store4(dst + (c + 1) * dst_pitch + r, b);
+        store4(dst + (c + 2) * dst_pitch + r, e);
+        store4(dst + (c + 3) * dst_pitch + r, d);
+      }
+      for (; c < c1; ++c)
+        for (int64_t q = 0; q < 4; ++q) dst[c * dst_pitch + r + q] = s[q * src_pitch + c];
     }
-    for (; x < w; ++x)
-      for (int64_t q = 0; q < 4; ++q) lines[x * c0 + k + q] = r[q * plane + x];
+    for (; r < rows; ++r)
+      for (int64_t c = c0; c < c1; ++c) dst[c * dst_pitch + r] = src[r * src_pitch + c];
   }
-  for (; k < c0; ++k)  // the last used channels, then the zero lanes
-    for (int64_t x = 0; x < w; ++x) lines[x * c0 + k] = k < used ? rows[k * plane + x] : 0;
+}
+
+void rows_to_lines(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines) {
+  transpose(rows, plane, used, w, lines, c0);
+  if (used < c0)  // the zero lanes
+    for (int64_t x = 0; x < w; ++x) std::fill(lines + x * c0 + used, lines + (x + 1) * c0, 0u);
 }
 
 void lines_to_rows(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows) {
-  int64_t k = 0;
-  for (; k + 4 <= used; k += 4) {
-    uint32_t* r = rows + k * plane;
-    int64_t x = 0;
-    for (; x + 4 <= w; x += 4) {
-      lanes4 a = load4(lines + x * c0 + k), b = load4(lines + (x + 1) * c0 + k), c = load4(lines + (x + 2) * c0 + k),
-             d = load4(lines + (x + 3) * c0 + k);
-      transpose4(a, b, c, d);
-      store4(r + x, a);
-      store4(r + plane + x, b);
-      store4(r + 2 * plane + x, c);
-      store4(r + 3 * plane + x, d);
-    }
-    for (; x < w; ++x)
-      for (int64_t q = 0; q < 4; ++q) r[q * plane + x] = lines[x * c0 + k + q];
-  }
-  for (; k < used; ++k)
-    for (int64_t x = 0; x < w; ++x) rows[k * plane + x] = lines[x * c0 + k];
+  transpose(lines, c0, w, used, rows, plane);
 }
 
 }  // namespace
 
 extern const RowLoops row_loops_table;
-const RowLoops row_loops_table = {softmax, softmax_strided, moments,    normalize,     affine,       line_sums,
-                                   add,     gather,          round_fp16, rows_to_lines, lines_to_rows};
+const RowLoops row_loops_table = {softmax, softmax_strided, moments,       normalize,     affine,   line_sums,
+                                   add,     gather,          round_fp16,    rows_to_lines, lines_to_rows, transpose};
 
 }  // namespace ascendsim::kernels::ASCENDSIM_ISA_NS

@@ -1,5 +1,5 @@
-// Row loops of the normalisation, softmax, bias, im2col and TransData kernels (softmax_norm.cpp, matmul.cpp,
-// conv.cpp, transdata_kernel.cpp), one table per kernel variant (simd/row_loops.cpp).
+// Row loops of the normalisation, softmax, bias, im2col, TransData and Transpose kernels (softmax_norm.cpp,
+// matmul.cpp, conv.cpp, transdata_kernel.cpp, copy_util.cpp), one table per kernel variant (simd/row_loops.cpp).
 #pragma once
 #include <cstdint>
 
@@ -32,6 +32,8 @@ struct RowLoops {
   // c0 values (NC1HWC0; the lanes past `used` zero), and back (lines_to_rows writes only the `used` rows).
   void (*rows_to_lines)(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines);
   void (*lines_to_rows)(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows);
+  // dst[c * dst_pitch + r] = src[r * src_pitch + c] for r < rows, c < cols (4-byte elements).
+  void (*transpose)(const uint32_t* src, int64_t src_pitch, int64_t rows, int64_t cols, uint32_t* dst, int64_t dst_pitch);
 };
 
 const RowLoops& row_loops();
