@@ -13,10 +13,11 @@
 // blocked_conv_tiles.h). Work: jobs of (image, group of output blocks whose weights fit in L2, band of output
 // pixels whose inputs fit in L2); inside a job each tile of pixels runs over the group's blocks while its inputs
 // are in L1. A padded conv needs zeros where a tap falls outside x, in one of two ways:
-// - border windows in place, when few pixels are on the border (a large plane) and the sum is one pass with no
-//   fused sum: the interior pixels' tiles read x in place, in runs of neighbours; a border pixel reads x in place
-//   too, over only the taps of its window inside x (their weights picked by weight_taps), in a tile of border
-//   pixels of the same window shape that writes a small buffer, scattered to the pixels' places. (The default
+// - border windows in place, when few pixels are on the border (a large plane) and there is no fused sum: the
+//   interior pixels' tiles read x in place, in runs of neighbours; a border pixel reads x in place too, over only
+//   the taps of its window inside x (their weights picked by weight_taps), in a tile of border pixels of the same
+//   window shape that writes a small buffer (holding the sums of the earlier passes, if any), scattered to the
+//   pixels' places. (The default
 //   model's 16 -> 32 3x3 stride-2 conv on 112x112: 136 -> ~125 us, the frame's copy of x being gone; windows
 //   gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for 7% of the pixels.)
 // - else a zero-bordered frame: x copied once, so that every tap of every output pixel reads memory and any run
@@ -129,7 +130,7 @@ class BlockedConvKernel final : public Kernel {
     inner_rows_ = interior_outputs(g.oh, g.h, g.kh, g.sh, g.ph, g.dh);
     inner_cols_ = interior_outputs(g.ow, g.w, g.kw, g.sw, g.pw, g.dw);
     const int64_t border = g.oh * g.ow - (inner_rows_.hi - inner_rows_.lo) * (inner_cols_.hi - inner_cols_.lo);
-    border_in_place_ = padded() && !has_sum_ && chunk_ >= c1_ &&
+    border_in_place_ = padded() && !has_sum_ &&
                        kBorderFrameShare * border * taps_ < frame_height() * frame_width();
     plan_frame(padded() && !border_in_place_);
     origin_shift_ = border_in_place_ ? (g.ph * wp_ + g.pw) * kC0 : 0;  // (a frame holds the pads)
@@ -254,10 +255,10 @@ class BlockedConvKernel final : public Kernel {
   }
 
   // Border pixels: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1) (`base`: their weights
-  // and bias, one pass). Interior pixels in runs of neighbours read x in place; a border pixel too, over the taps
+  // and bias, one pass of input blocks). Interior pixels in runs of neighbours read x in place; a border pixel too, over the taps
   // of its window inside x (rows [i0, i1), columns [j0, j1) of the kernel), its origin at the first of them so that
   // no pointer leaves x. Border pixels of one window shape (a row's top pixels, a column's) share a tile, written
-  // to a staging buffer and scattered. (Patches of their windows, zeros included, cost a tenth of the default
+  // to a staging buffer (after the first pass, loaded with the sums so far) and scattered. (Patches of their windows, zeros included, cost a tenth of the default
   // model's 32 -> 64 stride-2 conv for 7% of its pixels.)
   void run_band_in_place(const float* image, int64_t n, int64_t ob0, int64_t ob1, int64_t p_begin, int64_t p_end,
                         const BlockedConvArgs& base, float* out) const {
@@ -304,6 +305,10 @@ class BlockedConvKernel final : public Kernel {
         const int64_t y = border[q] / g.ow * g.sh - g.ph + shape.i0 * g.dh, x = border[q] % g.ow * g.sw - g.pw + shape.j0 * g.dw;
         origins[q] = a.tap_count > 0 ? image + (y * g.w + x) * kC0 : image;  // (no tap: the bias alone)
       }
+      if (a.accumulate)  // (a pass after the first: the sums so far, into the staging buffer)
+        for (int64_t ob = ob0; ob < ob1; ++ob)
+          for (int64_t q = 0; q < border_count; ++q)
+            std::copy_n(out + ((n * m1_ + ob) * plane + border[q]) * kC0, kC0, staged + ((ob - ob0) * tile_pixels_ + q) * kC0);
       run_tile(a, origins, border_count, false, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
         for (int64_t q = 0; q < border_count; ++q)
@@ -359,7 +364,7 @@ class BlockedConvKernel final : public Kernel {
           base.origin_offset = k0 * in_plane;
           base.accumulate = k0 > 0;
           base.last = k0 + chunk_ >= c1_;
-          if (border_in_place_) {  // (one pass over the input blocks, no fused sum)
+          if (border_in_place_) {  // (no fused sum)
             run_band_in_place(image, n, ob0, ob1, p_begin, p_end, base, out);
           } else {
             run_pixels(base, image, p_begin, p_end, ob0, ob1, sum != nullptr ? sum + at : nullptr, out + at);

@@ -41,6 +41,8 @@ CONVS = [
     ((2, 20, 36, 36), (72, 20, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),          # 5 blocks, 2 images
     ((1, 24, 48, 50), (40, 24, 3, 3), {"pads": [2, 0, 1, 2], "dilations": [2, 1], "strides": [2, 2]}),  # every side
     ((1, 16, 80, 80), (32, 16, 3, 3), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),  # windows in the pads: bias only
+    ((1, 128, 30, 30), (32, 128, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # in place, input blocks in passes
+    ((1, 80, 33, 33), (24, 80, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),    # the same, borders on every side
     ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
     ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),                  # framed
     ((2, 32, 12, 12), (32, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 32}),
