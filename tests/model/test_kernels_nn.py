@@ -40,9 +40,11 @@ POOLS = [
 
 
 @pytest.mark.parametrize("case", range(len(POOLS)))
-def test_pool(driver: Driver, tmp_path: Path, case: int) -> None:
+@pytest.mark.parametrize("channels", [3, 17])
+def test_pool(driver: Driver, tmp_path: Path, case: int, channels: int) -> None:
+    # 17 channels: 34 narrow planes, two groups of 16 pooled as the lanes of one plane of pixels, then two alone.
     op, attrs = POOLS[case]
-    shape = (2, 3, 11) if len(attrs["kernel_shape"]) == 1 else (2, 3, 11, 10)
+    shape = (2, channels, 11) if len(attrs["kernel_shape"]) == 1 else (2, channels, 11, 10)
     x = RNG.standard_normal(shape).astype(np.float32)
     want = ort_run(op, [x], **attrs)[0]
     got = run_kernel(driver, tmp_path, op, [x], [(np.float32, want.shape)], attrs=attrs)[0]
