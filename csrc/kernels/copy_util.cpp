@@ -47,6 +47,15 @@ void copy_run(const T* src, T* dst, int64_t n, int64_t stride) {
 }
 }  // namespace
 
+int64_t StridedCopy::leading_offset(int64_t index, size_t count) const {
+  int64_t offset = 0;
+  for (size_t q = count; q-- > 0;) {
+    offset += (index % dims[q]) * strides[q];
+    index /= dims[q];
+  }
+  return offset;
+}
+
 // A 4-byte transpose: out[.., i, j] = src[base + i + j * pitch], i < dims[k - 2], j < dims[k - 1] (k = rank).
 void StridedCopy::run_transpose(const uint32_t* src, uint32_t* dst) const {
   const size_t k = dims.size();
@@ -56,11 +65,7 @@ void StridedCopy::run_transpose(const uint32_t* src, uint32_t* dst) const {
   const RowLoops& loops = row_loops();
   parallel_for(blocks * runs, std::max<int64_t>(1, 16384 / (kRun * cols)), [&](int64_t j0, int64_t j1) {
     for (int64_t j = j0; j < j1; ++j) {
-      int64_t base = 0, rem = j / runs;
-      for (size_t q = k - 2; q-- > 0;) {
-        base += (rem % dims[q]) * strides[q];
-        rem /= dims[q];
-      }
+      const int64_t base = leading_offset(j / runs, k - 2);
       const int64_t i0 = j % runs * kRun, i1 = std::min(rows, i0 + kRun);
       loops.transpose(src + base + i0, pitch, cols, i1 - i0, dst + (j / runs * rows + i0) * cols, cols);
     }
@@ -76,12 +81,7 @@ void StridedCopy::run(const void* src, void* dst) const {
     return run_transpose(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst));
   parallel_for(rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(inner * elem, 1)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      int64_t off = 0, rem = r;
-      for (size_t k = dims.size() - 1; k-- > 0;) {
-        off += (rem % dims[k]) * strides[k];
-        rem /= dims[k];
-      }
-      const uint8_t* sp = s + off * elem;
+      const uint8_t* sp = s + leading_offset(r, dims.size() - 1) * elem;
       uint8_t* dp = d + r * inner * elem;
       if (stride == 1) {
         std::memcpy(dp, sp, static_cast<size_t>(inner * elem));

@@ -1,5 +1,6 @@
 // Strided copies shared by the data-movement kernels: dtype-agnostic (elements are 1, 2, 4 or 8 bytes).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct StridedCopy {
   void run(const void* src, void* dst) const;
 
  private:
+  // The source offset (elements) of entry `index` of the first `count` dims, in C order.
+  int64_t leading_offset(int64_t index, size_t count) const;
   void run_transpose(const uint32_t* src, uint32_t* dst) const;
 };
 
