@@ -160,7 +160,11 @@ class BlockedConvKernel final : public Kernel {
     // Jobs group-major where the weights outweigh x: each group's weights then stream in once for all its bands,
     // where band-major order streams every weight once per band (ResNet-50's last stage, 4-9 MiB of weights on a
     // 7x7 plane in 3-5 bands, from L3 or memory each time: 8.87 -> 8.31 ms at 1 thread, Zen 5).
+    // With several threads, in a run of bands per thread where they divide evenly, so that a thread still reads the
+    // part of the plane it wrote in the layer before (a share of groups reads every pixel, half of them from the
+    // other core's cache: on this project's VMs that transfer at times ran 6-10x slower).
     group_major_ = m1_ * block_bytes > c1_ * hp_ * wp_ * kC0 * static_cast<int64_t>(sizeof(float));
+    thread_bands_ = num_threads() > 1 && bands_ % num_threads() == 0 ? bands_ / num_threads() : bands_;
   }
 
   // The first output block of group g (the blocks' end for g = groups_).
@@ -351,8 +355,11 @@ class BlockedConvKernel final : public Kernel {
         // (jobs band-major, unless group_major_: a thread's share of them is then a part of the plane, the part it
         // wrote in the layer before)
         const int64_t n = j / (groups_ * bands_);
-        const int64_t group = group_major_ ? j / bands_ % groups_ : j % groups_;
-        const int64_t band = group_major_ ? j % bands_ : j / groups_ % bands_;
+        // group-major: runs of thread_bands_ bands (one run per thread where the bands divide evenly), the
+        // groups over the run's bands in turn
+        const int64_t run_jobs = groups_ * thread_bands_, k = j % (groups_ * bands_);
+        const int64_t group = group_major_ ? k % run_jobs / thread_bands_ : j % groups_;
+        const int64_t band = group_major_ ? k / run_jobs * thread_bands_ + k % thread_bands_ : j / groups_ % bands_;
         const int64_t ob0 = group_start(group), ob1 = group_start(group + 1);
         const int64_t p_begin = band * band_, p_end = std::min(plane, p_begin + band_);
         const float* image = x + n * c1_ * in_plane;
@@ -473,6 +480,7 @@ class BlockedConvKernel final : public Kernel {
   int64_t group_ = 1, groups_ = 1, band_ = 1, bands_ = 1, chunk_ = 1;  // dense
   int64_t group_tiles_ = 1;                                             // dense: tiles of blocks in all groups
   bool group_major_ = false;                                            // dense: the jobs' order (plan_dense)
+  int64_t thread_bands_ = 1;                                            // dense, group-major: bands of a run
   int64_t tile_blocks_ = 1, tile_pixels_ = 1;                           // dense: the tile the conv runs
   bool border_in_place_ = false;                                         // dense: border windows in place (else a frame)
   OutputSpan inner_rows_{0, 0}, inner_cols_{0, 0};                      // interior rows (dense), columns (both)

@@ -32,6 +32,7 @@ CONVS = [
     ((1, 40, 9, 9), (56, 40, 3, 3), {"pads": [1, 1, 1, 1]}),          # 4 blocks, the last part-filled
     ((1, 96, 7, 7), (200, 96, 1, 1), {}),                             # 13 blocks in groups of whole tiles
     ((1, 64, 6, 6), (320, 64, 1, 1), {}),                   # 20 blocks in groups of 2 and 3 tiles, group-major jobs
+    ((1, 64, 8, 8), (320, 64, 1, 1), {}),                   # group-major in runs of bands, one per thread (2 threads)
     ((1, 32, 9, 9), (320, 32, 3, 3), {"pads": [1, 1, 1, 1]}),  # groups of 1, 2 and 2 tiles, borders in place
     ((1, 48, 11, 11), (48, 48, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 3 blocks, 36 pixels
     ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
@@ -82,8 +83,8 @@ def _check(got: np.ndarray, want: np.ndarray, tolerance: float = 1e-4) -> None:
 
 
 @pytest.mark.parametrize("case", range(len(CONVS)))
-def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: int) -> None:
-    xs, ws, attrs = CONVS[case]
+def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: int, threads: str) -> None:
+    xs, ws, attrs = CONVS[case]  # (threads: 1 and 2, the jobs' orders of each)
     x, w = RNG.standard_normal(xs).astype(np.float32), RNG.standard_normal(ws).astype(np.float32)
     b = RNG.standard_normal(ws[0]).astype(np.float32)
     _check(_blocked_conv(driver, tmp_path, x, w, b, attrs=attrs), ort_conv(x, w, b, **attrs))
