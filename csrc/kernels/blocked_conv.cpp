@@ -17,9 +17,9 @@
 //   interior pixels' tiles read x in place, in runs of neighbours; a border pixel reads x in place too, over only
 //   the taps of its window inside x (their weights picked by weight_taps), in a tile of border pixels of the same
 //   window shape that writes a small buffer (holding the sums of the earlier passes, if any), scattered to the
-//   pixels' places. (The default
-//   model's 16 -> 32 3x3 stride-2 conv on 112x112: 136 -> ~125 us, the frame's copy of x being gone; windows
-//   gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for 7% of the pixels.)
+//   pixels' places. (The default model's 16 -> 32 3x3 stride-2 conv on 112x112: 136 -> ~125 us, the frame's
+//   copy of x being gone; windows gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for
+//   7% of the pixels.)
 // - else a zero-bordered frame: x copied once, so that every tap of every output pixel reads memory and any run
 //   of pixels shares a tile (rows included); a pass over x against the conv's KH x KW x M multiply-adds per
 //   input value.

@@ -6,7 +6,8 @@
 // Each (image, channel) plane is pooled independently (parallel_for over planes). Window bounds follow
 // onnxruntime: a window starts at o*stride - pad_begin; for averages with count_include_pad the divisor
 // counts the window clipped to the padded extent (input + end pad), otherwise only the input elements it
-// covers. The planes run separably or tap by tap over whole output rows, in vectors (simd/pool_rows.cpp). The
+// covers. The planes run separably or tap by tap over whole output rows, in vectors (simd/pool_rows.cpp); planes
+// narrower than a few vectors, 16 at a time as the lanes of one plane of pixels (transposed in and out). The
 // output shape is the one the compiler computed (ceil_mode included) and is checked here.
 #include <algorithm>
 

@@ -3,7 +3,6 @@
 // double accumulator was a dependent scalar chain, and still exact to ~1e-7 of the row's scale.
 #include "kernels/simd/row_loops.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "kernels/dtype_convert.h"
@@ -193,9 +192,9 @@ void round_fp16(const float* x, float* y, int64_t n) {
 
 // Transposes (Transpose's, TransData's NCHW <-> NC1HWC0 rows), 4 x 4 values at a time through a 4 x 4 transpose in
 // registers (every variant has 4-lane vectors; GCC and Clang spell the shuffle differently), the tails one value
-// at a time. One
-// value at a time throughout, each stride-c0 store waited on the one before: ~2 cycles per value, 144 us for the
-// 16 x 112 x 112 map after the default model's stem on a Zen 3.
+// at a time. One value at a time throughout, each stride-c0 store had waited on the one before: ~2 cycles per
+// value, 144 us for the 16 x 112 x 112 map after the default model's stem on a Zen 3. (No <algorithm> here:
+// simd.h's rule on library templates in the variants' objects.)
 using lanes4 = uint32_t __attribute__((vector_size(16)));
 #if defined(__clang__)
 #define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
@@ -226,7 +225,7 @@ ASCENDSIM_INLINE void transpose4(lanes4& a, lanes4& b, lanes4& c, lanes4& d) {
 void transpose(const uint32_t* src, int64_t src_pitch, int64_t rows, int64_t cols, uint32_t* dst, int64_t dst_pitch) {
   constexpr int64_t kColumns = 16;
   for (int64_t c0 = 0; c0 < cols; c0 += kColumns) {
-    const int64_t c1 = std::min(cols, c0 + kColumns);
+    const int64_t c1 = imin(cols, c0 + kColumns);
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
       const uint32_t* s = src + r * src_pitch;
@@ -249,8 +248,8 @@ void transpose(const uint32_t* src, int64_t src_pitch, int64_t rows, int64_t col
 
 void rows_to_lines(const uint32_t* rows, int64_t plane, int64_t used, int64_t c0, int64_t w, uint32_t* lines) {
   transpose(rows, plane, used, w, lines, c0);
-  if (used < c0)  // the zero lanes
-    for (int64_t x = 0; x < w; ++x) std::fill(lines + x * c0 + used, lines + (x + 1) * c0, 0u);
+  for (int64_t x = 0; x < w; ++x)  // the zero lanes
+    for (int64_t k = used; k < c0; ++k) lines[x * c0 + k] = 0;
 }
 
 void lines_to_rows(const uint32_t* lines, int64_t used, int64_t c0, int64_t w, int64_t plane, uint32_t* rows) {

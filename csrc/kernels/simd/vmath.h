@@ -4,7 +4,8 @@
 // Accuracy: exp ~2 ulp (Cephes' polynomial after a ln 2 range reduction); erf 3.6e-7 absolute, 3.4e-7 relative
 // near 0 (a rational fit, below); tanh ~2 ulp (Cephes:
 // polynomial below 0.625, 1 - 2 / (e^2x + 1) above). NaN propagates; exp overflows to +inf above ln(FLT_MAX) and
-// underflows to 0 below about -87 (true value < 1.7e-38; AVX-512: through the subnormals, to 0 below -103.3).
+// underflows to 0 below about -87 (true value < 1.7e-38; AVX-512: through the subnormals, to 0 below about
+// -103.97, ln 2^-150).
 #pragma once
 #include "kernels/simd/simd.h"
 
@@ -43,10 +44,11 @@ ASCENDSIM_INLINE vf clamp_fast(vf x, float lo, float hi) {
 #endif
 }
 
-// e^x without the NaN check (a NaN input gives 0 or a tiny value). n = round(x / ln 2) by the 1.5 * 2^23 trick (no
+// e^x without the NaN check (a NaN input gives 0). n = round(x / ln 2) by the 1.5 * 2^23 trick (no
 // rounding call), r = x - n ln 2 in two parts, e^r by Cephes' polynomial in Horner form, then 2^n * e^r.
 // AVX-512 scales in one vscalefps, which rounds into the subnormals and past the top gives +inf itself: x is
-// clamped to [-104, 89] only so that an infinite x makes no inf - inf in r. Elsewhere the scale is 2^n built in
+// clamped to [-104, 89] only so that an infinite x makes no inf - inf in r (its results between -87.5 and -104
+// are subnormal, which some Intel cores multiply slowly). Elsewhere the scale is 2^n built in
 // the exponent field: x is clamped to [-87.5, 89], where at -87.5 the scale 2^(n-1) has exponent field 0, i.e.
 // 0.0 (e^x < 1.7e-38 flushed to 0), and at 89 the product e^r * 2^128 overflows to +inf exactly where e^x passes
 // FLT_MAX. (vscalefps and Horner's form took exp from 2.3 to 1.8 ns per 16 floats on a Zen 5, SiLU from 2.75 to
