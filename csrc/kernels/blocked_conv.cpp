@@ -259,11 +259,12 @@ class BlockedConvKernel final : public Kernel {
   }
 
   // Border pixels: a band's pixels [p_begin, p_end) of image n, output blocks [ob0, ob1) (`base`: their weights
-  // and bias, one pass of input blocks). Interior pixels in runs of neighbours read x in place; a border pixel too, over the taps
-  // of its window inside x (rows [i0, i1), columns [j0, j1) of the kernel), its origin at the first of them so that
-  // no pointer leaves x. Border pixels of one window shape (a row's top pixels, a column's) share a tile, written
-  // to a staging buffer (after the first pass, loaded with the sums so far) and scattered. (Patches of their windows, zeros included, cost a tenth of the default
-  // model's 32 -> 64 stride-2 conv for 7% of its pixels.)
+  // and bias, one pass of input blocks). Interior pixels in runs of neighbours read x in place; a border pixel
+  // too, over the taps of its window inside x (rows [i0, i1), columns [j0, j1) of the kernel), its origin at the
+  // first of them so that no pointer leaves x. Border pixels of one window shape (a row's top pixels, a column's)
+  // share a tile, written to a staging buffer (after the first pass, loaded with the sums so far) and scattered.
+  // (Patches of their windows, zeros included, cost a tenth of the default model's 32 -> 64 stride-2 conv for 7%
+  // of its pixels.)
   void run_band_in_place(const float* image, int64_t n, int64_t ob0, int64_t ob1, int64_t p_begin, int64_t p_end,
                         const BlockedConvArgs& base, float* out) const {
     const ConvGeometry& g = g_;
@@ -309,14 +310,15 @@ class BlockedConvKernel final : public Kernel {
         const int64_t y = border[q] / g.ow * g.sh - g.ph + shape.i0 * g.dh, x = border[q] % g.ow * g.sw - g.pw + shape.j0 * g.dw;
         origins[q] = a.tap_count > 0 ? image + (y * g.w + x) * kC0 : image;  // (no tap: the bias alone)
       }
+      // Border pixel q's line of block ob: in the output, and in the staging buffer.
+      auto placed = [&](int64_t ob, int64_t q) { return out + ((n * m1_ + ob) * plane + border[q]) * kC0; };
+      auto line = [&](int64_t ob, int64_t q) { return staged + ((ob - ob0) * tile_pixels_ + q) * kC0; };
       if (a.accumulate)  // (a pass after the first: the sums so far, into the staging buffer)
         for (int64_t ob = ob0; ob < ob1; ++ob)
-          for (int64_t q = 0; q < border_count; ++q)
-            std::copy_n(out + ((n * m1_ + ob) * plane + border[q]) * kC0, kC0, staged + ((ob - ob0) * tile_pixels_ + q) * kC0);
+          for (int64_t q = 0; q < border_count; ++q) std::copy_n(placed(ob, q), kC0, line(ob, q));
       run_tile(a, origins, border_count, false, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
-        for (int64_t q = 0; q < border_count; ++q)
-          std::copy_n(staged + ((ob - ob0) * tile_pixels_ + q) * kC0, kC0, out + ((n * m1_ + ob) * plane + border[q]) * kC0);
+        for (int64_t q = 0; q < border_count; ++q) std::copy_n(line(ob, q), kC0, placed(ob, q));
       border_count = 0;
     };
     for (int64_t p = p_begin, oh = p_begin / g.ow, ow = p_begin % g.ow; p < p_end; ++p) {
@@ -352,11 +354,10 @@ class BlockedConvKernel final : public Kernel {
     parallel_for(g.n * groups_ * bands_, 1, [&](int64_t j0, int64_t j1) {
       BlockedConvArgs base = common;
       for (int64_t j = j0; j < j1; ++j) {
-        // (jobs band-major, unless group_major_: a thread's share of them is then a part of the plane, the part it
-        // wrote in the layer before)
+        // Jobs band-major (a thread's share of them is a part of the plane, the part it wrote in the layer before),
+        // or group-major in runs of thread_bands_ bands (one run per thread where the bands divide evenly), the
+        // groups over a run's bands in turn.
         const int64_t n = j / (groups_ * bands_);
-        // group-major: runs of thread_bands_ bands (one run per thread where the bands divide evenly), the
-        // groups over the run's bands in turn
         const int64_t run_jobs = groups_ * thread_bands_, k = j % (groups_ * bands_);
         const int64_t group = group_major_ ? k % run_jobs / thread_bands_ : j % groups_;
         const int64_t band = group_major_ ? k / run_jobs * thread_bands_ + k % thread_bands_ : j / groups_ % bands_;

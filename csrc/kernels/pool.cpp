@@ -110,7 +110,8 @@ std::unique_ptr<Kernel> make_pool(const NodeSpec& spec, std::string* error) {
         float* pooled = scratch_floats(7, static_cast<size_t>(out_plane * kLanes));
         for (int64_t q = q0; q < q1; ++q) {
           const float* from = x + q * kLanes * in_plane;
-          loops.transpose(reinterpret_cast<const uint32_t*>(from), in_plane, kLanes, in_plane, reinterpret_cast<uint32_t*>(pixels), kLanes);
+          loops.transpose(reinterpret_cast<const uint32_t*>(from), in_plane, kLanes, in_plane,
+                          reinterpret_cast<uint32_t*>(pixels), kLanes);
           rows.lanes_planes(pixels_of_lanes, pixels, 1, pooled);
           loops.transpose(reinterpret_cast<const uint32_t*>(pooled), kLanes, out_plane, kLanes,
                           reinterpret_cast<uint32_t*>(y + q * kLanes * out_plane), out_plane);

@@ -48,10 +48,9 @@ ASCENDSIM_INLINE vf clamp_fast(vf x, float lo, float hi) {
 // rounding call), r = x - n ln 2 in two parts, e^r by Cephes' polynomial in Horner form, then 2^n * e^r.
 // AVX-512 scales in one vscalefps, which rounds into the subnormals and past the top gives +inf itself: x is
 // clamped to [-104, 89] only so that an infinite x makes no inf - inf in r (its results between -87.5 and -104
-// are subnormal, which some Intel cores multiply slowly). Elsewhere the scale is 2^n built in
-// the exponent field: x is clamped to [-87.5, 89], where at -87.5 the scale 2^(n-1) has exponent field 0, i.e.
-// 0.0 (e^x < 1.7e-38 flushed to 0), and at 89 the product e^r * 2^128 overflows to +inf exactly where e^x passes
-// FLT_MAX. (vscalefps and Horner's form took exp from 2.3 to 1.8 ns per 16 floats on a Zen 5, SiLU from 2.75 to
+// are subnormal, which some Intel cores multiply slowly). Elsewhere the scale is 2^n built in the exponent
+// field: x is clamped to [-87.5, 89], where at -87.5 the scale 2^(n-1) has exponent field 0, i.e. 0.0 (e^x <
+// 1.7e-38 flushed to 0), and at 89 the product e^r * 2^128 overflows to +inf exactly where e^x passes FLT_MAX. (vscalefps and Horner's form took exp from 2.3 to 1.8 ns per 16 floats on a Zen 5, SiLU from 2.75 to
 // 2.3: the built scale and Cephes' p r^2 + r + 1 had cost 6 of its 19 operations.)
 ASCENDSIM_INLINE vf vexp_no_nan(vf x) {
 #if defined(__AVX512F__)
