@@ -22,8 +22,32 @@ class WinogradConv {
   ProductPath product_path() const { return transformed_.front().path(); }
 
  private:
+  // One block of tile rows [ty0, ty1) of one image in the making: its input and output, V and M, the epilogue.
+  struct Block {
+    const float* image;
+    float* out;
+    int64_t ty0, ty1, ld;  // ld: the row pitch of V and M
+    float* v;
+    float* mt;
+    const float* bias;
+    float lo, hi;
+    bool fused;  // the activation is the [lo, hi] clamp
+  };
+  // With `threads` > 1, the blocks each thread runs whole (resizing the blocks to divide evenly), or 0: each
+  // block's steps split over the threads.
+  int64_t whole_blocks_per_thread(int64_t threads);
+  int64_t blocks() const { return (tiles_h_ + rows_per_block_ - 1) / rows_per_block_; }
+  size_t v_floats(int64_t ld) const { return static_cast<size_t>(16 * g_.c * ld); }
+  size_t m_floats(int64_t ld) const { return static_cast<size_t>(16 * g_.m * ld); }
+  // Points b at block `unit` (image unit / blocks(), block unit % blocks()).
+  void place(Block* b, const float* x, int64_t unit, float* out) const;
+  // The steps of a block (winograd.cpp) over input channels [c0, c1), positions [t0, t1), output channels [m0, m1).
+  void transform_input(const Block& b, int64_t c0, int64_t c1) const;
+  void multiply(const Block& b, int64_t t0, int64_t t1) const;
+  void transform_output(const Block& b, int64_t m0, int64_t m1) const;
+
   ConvGeometry g_;
-  int64_t tiles_w_, tiles_h_, rows_per_block_;
+  int64_t tiles_w_, tiles_h_, rows_per_block_, blocks_per_thread_;
   std::vector<ConstantMatrix> transformed_;  // U_t = (G g G^T)[t] for the 16 positions t of a 4x4 tile: m x c
 };
 

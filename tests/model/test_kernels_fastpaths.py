@@ -351,6 +351,9 @@ WINOGRAD_CONVS = [  # 3x3, stride 1, at least 16 channels in and out, constant f
     {"x": (1, 16, 10, 10), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "HardSwish"},   # epilogue after
     {"x": (1, 16, 12, 11), "w": (20, 16, 3, 3), "pads": [1, 1, 1, 1], "act": "Clip"},
     {"x": (1, 16, 36, 3), "w": (16, 16, 3, 3), "pads": [1, 1, 1, 1], "act": None},           # 2-tile rows
+    # with 2 threads, whole blocks per thread (resized: 5 blocks of 7 tile rows as 6 of 6 above; here 6 tile rows as
+    # 2 blocks of 3) unless they would split unevenly (the 256-channel case: each block's steps split)
+    {"x": (3, 16, 12, 12), "w": (24, 16, 3, 3), "pads": [1, 1, 1, 1]},                       # three images
 ]
 
 

@@ -33,35 +33,67 @@ ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
   return sum;
 }
 
-// The lanes of v reduced by op (kW lanes).
+// The lanes of v reduced by `op` (a max or a sum, on vectors of any width): the vector's 128-bit quarters in a tree,
+// then two shuffles. A chain of 15 scalar ops per reduction had cost a 197-value softmax row as much as its exps.
+using Quad = float __attribute__((vector_size(16)));
+using QuadIndex = int32_t __attribute__((vector_size(16)));
 template <class Op>
 ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
-  float r = v[0];
-  for (int l = 1; l < kW; ++l) r = op(r, v[l]);
-  return r;
+  constexpr int kQuads = kW / 4;
+  Quad q[kQuads];
+  __builtin_memcpy(q, &v, sizeof v);
+  ASCENDSIM_UNROLL_TILE
+  for (int width = kQuads / 2; width >= 1; width /= 2)
+    ASCENDSIM_UNROLL_TILE
+    for (int i = 0; i < width; ++i) q[i] = op(q[i], q[i + width]);
+  Quad r = op(q[0], __builtin_shuffle(q[0], QuadIndex{2, 3, 0, 1}));
+  r = op(r, __builtin_shuffle(r, QuadIndex{1, 0, 3, 2}));
+  return r[0];
+}
+constexpr auto kMaxOf = [](auto a, auto b) { return a < b ? b : a; };  // as vmax, lane by lane
+constexpr auto kSumOf = [](auto a, auto b) { return a + b; };
+
+// v in its first n lanes, `other` in the rest.
+ASCENDSIM_INLINE vf first_lanes(vf v, int64_t n, float other) {
+  vi lane;
+  ASCENDSIM_UNROLL_TILE
+  for (int l = 0; l < kW; ++l) lane[l] = l;
+  return lane < static_cast<int32_t>(n) ? v : splat(other);
 }
 
+
 void softmax(const float* x, float* y, int64_t len, bool log) {
-  // The maximum, then exp(x - max) and its sum in vectors; the last vector partial (its other lanes excluded).
-  vf mx = splat(-__builtin_inff());
+  // The maximum, then exp(x - max) and its sum, in two vector chains each (a max or an add waits for the one
+  // before it); the last vector partial, its other lanes left out.
+  vf mx0 = splat(-__builtin_inff()), mx1 = mx0;
   int64_t i = 0;
-  for (; i + kW <= len; i += kW) mx = vmax(mx, load(x + i));
-  float m = reduce_lanes(mx, [](float a, float b) { return fmax_(a, b); });
-  for (; i < len; ++i) m = fmax_(m, x[i]);
-  const vf vm = splat(m);
-  vf sum = {};
-  for (i = 0; i + kW <= len; i += kW) {
+  for (; i + 2 * kW <= len; i += 2 * kW) {
+    mx0 = vmax(mx0, load(x + i));
+    mx1 = vmax(mx1, load(x + i + kW));
+  }
+  if (i + kW <= len) mx0 = vmax(mx0, load(x + i)), i += kW;
+  if (i < len) mx1 = vmax(mx1, first_lanes(load_first(x + i, len - i), len - i, -__builtin_inff()));
+  const vf vm = splat(reduce_lanes(vmax(mx0, mx1), kMaxOf));
+  vf sum0 = {}, sum1 = {};
+  for (i = 0; i + 2 * kW <= len; i += 2 * kW) {
+    const vf e0 = vexp(load(x + i) - vm), e1 = vexp(load(x + i + kW) - vm);
+    if (!log) store(y + i, e0), store(y + i + kW, e1);
+    sum0 += e0;
+    sum1 += e1;
+  }
+  if (i + kW <= len) {
     const vf e = vexp(load(x + i) - vm);
     if (!log) store(y + i, e);
-    sum += e;
+    sum0 += e;
+    i += kW;
   }
-  float total = reduce_lanes(sum, [](float a, float b) { return a + b; });
   if (i < len) {
     const int64_t rest = len - i;
     const vf e = vexp(load_first(x + i, rest) - vm);
     if (!log) store_first(y + i, e, rest);
-    for (int64_t l = 0; l < rest; ++l) total += e[l];
+    sum1 += first_lanes(e, rest, 0.0f);
   }
+  const float total = reduce_lanes(sum0 + sum1, kSumOf);
   if (log) {  // (x - max) - log(sum): adding log(sum) to a large max first would round it away
     const vf lse = splat(std::log(total));
     for (i = 0; i + kW <= len; i += kW) store(y + i, (load(x + i) - vm) - lse);
