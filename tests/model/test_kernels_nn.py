@@ -119,7 +119,7 @@ def test_global_pool(driver: Driver, tmp_path: Path, op: str, dtype: str) -> Non
 # rows of whole vectors and a partial one (37: odd and even counts of them by variant; 197: a ViT's attention),
 # only a partial one, and whole vectors in an odd count (the max and the sum run in two chains of vectors)
 @pytest.mark.parametrize("length", [37, 197, 3, 48])
-def test_softmax(driver: Driver, tmp_path: Path, op: str, axis: int, inplace: bool, length: int) -> None:
+def test_softmax(driver: Driver, tmp_path: Path, *, op: str, axis: int, inplace: bool, length: int) -> None:
     x = RNG.standard_normal((3, 7, length)).astype(np.float32) * 5
     want = ort_run(op, [x], axis=axis)[0]
     got = run_kernel(driver, tmp_path, op, [x], [(np.float32, x.shape)], attrs={"axis": axis},
