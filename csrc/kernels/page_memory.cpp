@@ -3,7 +3,11 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace ascendsim::kernels {
 
@@ -20,6 +24,69 @@ float* map_floats(size_t count) {
 
 void unmap_floats(float* p, size_t count) {
   if (p != nullptr) munmap(p, count * sizeof(float));
+}
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+struct WeightChunk {
+  char* base;
+  size_t size, used, live;  // live: allocations in it not yet freed
+};
+
+struct WeightPool {
+  std::mutex mutex;
+  std::vector<WeightChunk> chunks;  // the newest last
+};
+
+// Never destroyed: kernels holding weights may be freed by other static destructors at exit.
+WeightPool& weight_pool() {
+  static auto* pool = new WeightPool;
+  return *pool;
+}
+
+// A new chunk of `size` bytes (whole huge pages) on a huge-page boundary.
+WeightChunk map_chunk(size_t size) {
+  void* p = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  char* start = static_cast<char*>(p);
+  char* base = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(start) + kHugePage - 1) & ~uintptr_t{kHugePage - 1});
+  if (base > start) munmap(start, static_cast<size_t>(base - start));
+  if (base + size < start + size + kHugePage) munmap(base + size, static_cast<size_t>(start + kHugePage - base));
+#ifdef MADV_HUGEPAGE
+  madvise(base, size, MADV_HUGEPAGE);  // advisory, as above
+#endif
+  return WeightChunk{base, size, 0, 0};
+}
+
+}  // namespace
+
+void* map_weights(size_t bytes) {
+  WeightPool& pool = weight_pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (pool.chunks.empty() || pool.chunks.back().size - pool.chunks.back().used < bytes) {
+    const size_t size = (std::max(bytes, kWeightChunkBytes) + kHugePage - 1) / kHugePage * kHugePage;
+    pool.chunks.push_back(map_chunk(size));
+  }
+  WeightChunk& chunk = pool.chunks.back();
+  char* p = chunk.base + chunk.used;
+  chunk.used += (bytes + 63) / 64 * 64;
+  ++chunk.live;
+  return p;
+}
+
+void unmap_weights(void* p) {
+  WeightPool& pool = weight_pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  for (auto it = pool.chunks.begin(); it != pool.chunks.end(); ++it) {
+    if (static_cast<char*>(p) < it->base || static_cast<char*>(p) >= it->base + it->size) continue;
+    if (--it->live == 0) {
+      munmap(it->base, it->size);
+      pool.chunks.erase(it);
+    }
+    return;
+  }
 }
 
 }  // namespace ascendsim::kernels
