@@ -90,11 +90,16 @@ float* ScratchProduct::out() {
 
 ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int64_t repeats,
                                 const std::function<void()>& packed, const std::function<void()>& library) {
-  const Mode how = mode();
-  if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
-  if (m * k * n * repeats < kTimedProduct) return ProductPath::kPacked;
   const std::string what = std::string("product ") + (left ? "A*B " : "A*B' ") + std::to_string(m) + " x " +
                            std::to_string(k) + " x " + std::to_string(n);
+  return choose_products_path(what, m * k * n * repeats, packed, library);
+}
+
+ProductPath choose_products_path(const std::string& what, int64_t multiply_adds, const std::function<void()>& packed,
+                                 const std::function<void()>& library) {
+  const Mode how = mode();
+  if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
+  if (multiply_adds < kTimedProduct) return ProductPath::kPacked;
   return faster_product_path(what, packed, library);
 }
 

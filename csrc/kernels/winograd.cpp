@@ -26,6 +26,8 @@
 #include "kernels/winograd.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "kernels/layout.h"
 #include "kernels/simd/winograd_tiles.h"
@@ -68,12 +70,34 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
           u[static_cast<size_t>(((i * 4 + j) * g.m + m) * g.c + c)] = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
     }
   }
-  // One shape for every position's product of every block: timed against OpenBLAS by all of them (the 64 -> 64
-  // conv on 56x56 runs 64 products of 64 x 64 x 196, each below the timing's floor).
-  const int64_t products = kPositions * g.n * ((tiles_h_ + rows_per_block_ - 1) / rows_per_block_);
-  transformed_.reserve(kPositions);
-  for (int64_t t = 0; t < kPositions; ++t)
-    transformed_.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, rows_per_block_ * tiles_w_, products);
+  // The 16 products of a block are timed together on each path, each position with its own U_t and each product
+  // on one thread, as they run (U of a 256 -> 256 conv is 4 MiB): one product repeated on a U_t kept in cache,
+  // split over the threads, had OpenBLAS (which copies U_t on every call) 1.25-1.4x faster than the packed tiles,
+  // and inside ResNet-50 at 2 threads its 256 -> 256 convs on 14x14 then took 1000-1100 us against 655 on the
+  // packed path (Xeon). Counted for the timing's floor by all
+  // the products an execution runs (the 64 -> 64 conv on 56x56 runs 64 of 64 x 64 x 196, each below it).
+  const int64_t tiles = rows_per_block_ * tiles_w_;
+  const int64_t ld = (rows_per_block_ - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit;
+  std::vector<ConstantMatrix> packed, library;
+  for (int64_t t = 0; t < kPositions; ++t) {
+    packed.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, ProductPath::kPacked);
+    library.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, ProductPath::kLibrary);
+  }
+  ScratchProduct scratch(kPositions * g.c * ld, kPositions * g.m * ld);  // V and M of a block
+  auto block_on = [&](const std::vector<ConstantMatrix>& products) {
+    return [&] {  // as run() runs them: each product on one thread (several at once with several threads)
+      parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t)
+          products[static_cast<size_t>(t)].multiply(scratch.in() + t * g.c * ld, ld, tiles, GemmEpilogue{},
+                                                    scratch.out() + t * g.m * ld, ld);
+      });
+    };
+  };
+  const std::string what = "Winograd products, 16 of A*B " + std::to_string(g.m) + " x " + std::to_string(g.c) +
+                           " x " + std::to_string(tiles);
+  const ProductPath path = choose_products_path(what, kPositions * g.n * blocks() * g.m * g.c * tiles,
+                                                block_on(packed), block_on(library));
+  transformed_ = std::move(path == ProductPath::kPacked ? packed : library);
 }
 
 int64_t WinogradConv::whole_blocks_per_thread(int64_t threads) {

@@ -237,10 +237,11 @@ def test_auto_times_the_direct_conv_against_im2col_and_both_match(tmp_path: Path
 
 
 # (conv_case arguments, the timed line's start): products below the timing's floor, timed by all that one execution
-# runs of them: a Winograd conv's 16 x 4 products of 64 x 64 x 196 (0.8 M each), and a grouped conv's 32 products of
-# 4 x 36 x 784, timed as the whole conv on each path, through the pool.
+# runs of them: a Winograd conv's 16 x 4 products of 64 x 64 x 196 (0.8 M each), timed as a block's 16, each with
+# its own U_t, and a grouped conv's 32 products of 4 x 36 x 784, timed as the whole conv on each path, through the
+# pool.
 PRODUCTS_BY_THE_CALL = [
-    ({"c": 64, "m": 64, "hw": 56, "k": 3}, "product A*B 64 x 64 x 196: packed "),
+    ({"c": 64, "m": 64, "hw": 56, "k": 3}, "Winograd products, 16 of A*B 64 x 64 x 196: packed "),
     ({"c": 128, "m": 128, "hw": 28, "k": 3, "group": 32}, "conv 128 -> 128 3x3 stride 1x1 on 1x28x28, 32 groups: packed "),
 ]
 
