@@ -24,7 +24,7 @@ struct CacheLineAllocator {
     return static_cast<T*>(::operator new(n * sizeof(T), kAlign));
   }
   void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) >= kPooledBytes) return unmap_weights(p);
+    if (n * sizeof(T) >= kPooledBytes) return unmap_weights(p, n * sizeof(T));
     ::operator delete(p, kAlign);
   }
   template <class U>

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace ascendsim::kernels {
@@ -33,7 +34,11 @@ constexpr size_t kHugePage = size_t{2} << 20;
 struct WeightChunk {
   char* base;
   size_t size, used, live;  // live: allocations in it not yet freed
+  // Of the newest chunk: blocks freed below `used` (offset, bytes), given back when those above them are.
+  std::vector<std::pair<size_t, size_t>> freed;
 };
+
+size_t carved_bytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 struct WeightPool {
   std::mutex mutex;
@@ -57,7 +62,7 @@ WeightChunk map_chunk(size_t size) {
 #ifdef MADV_HUGEPAGE
   madvise(base, size, MADV_HUGEPAGE);  // advisory, as above
 #endif
-  return WeightChunk{base, size, 0, 0};
+  return WeightChunk{base, size, 0, 0, {}};
 }
 
 }  // namespace
@@ -67,16 +72,19 @@ void* map_weights(size_t bytes) {
   std::lock_guard<std::mutex> lock(pool.mutex);
   if (pool.chunks.empty() || pool.chunks.back().size - pool.chunks.back().used < bytes) {
     const size_t size = (std::max(bytes, kWeightChunkBytes) + kHugePage - 1) / kHugePage * kHugePage;
-    pool.chunks.push_back(map_chunk(size));
+    pool.chunks.reserve(pool.chunks.size() + 1);  // (no throw once mapped)
+    WeightChunk chunk = map_chunk(size);
+    if (!pool.chunks.empty()) pool.chunks.back().freed = {};  // no longer carved
+    pool.chunks.push_back(std::move(chunk));
   }
   WeightChunk& chunk = pool.chunks.back();
   char* p = chunk.base + chunk.used;
-  chunk.used += (bytes + 63) / 64 * 64;
+  chunk.used += carved_bytes(bytes);
   ++chunk.live;
   return p;
 }
 
-void unmap_weights(void* p) {
+void unmap_weights(void* p, size_t bytes) {
   WeightPool& pool = weight_pool();
   std::lock_guard<std::mutex> lock(pool.mutex);
   for (auto it = pool.chunks.begin(); it != pool.chunks.end(); ++it) {
@@ -84,6 +92,20 @@ void unmap_weights(void* p) {
     if (--it->live == 0) {
       munmap(it->base, it->size);
       pool.chunks.erase(it);
+    } else if (it + 1 == pool.chunks.end()) {
+      // The newest chunk takes back the blocks at its top, so that weights packed and dropped at load (a product
+      // path that lost its timing) are carved again rather than left resident.
+      it->freed.emplace_back(static_cast<size_t>(static_cast<char*>(p) - it->base), carved_bytes(bytes));
+      for (bool taken = true; taken;) {
+        taken = false;
+        for (auto block = it->freed.begin(); block != it->freed.end(); ++block) {
+          if (block->first + block->second != it->used) continue;
+          it->used = block->first;
+          it->freed.erase(block);
+          taken = true;
+          break;
+        }
+      }
     }
     return;
   }

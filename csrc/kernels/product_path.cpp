@@ -92,15 +92,15 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int6
                                 const std::function<void()>& packed, const std::function<void()>& library) {
   const std::string what = std::string("product ") + (left ? "A*B " : "A*B' ") + std::to_string(m) + " x " +
                            std::to_string(k) + " x " + std::to_string(n);
-  return choose_products_path(what, m * k * n * repeats, packed, library);
+  const std::optional<ProductPath> untimed = untimed_path(m * k * n * repeats);
+  return untimed ? *untimed : faster_product_path(what, packed, library);
 }
 
-ProductPath choose_products_path(const std::string& what, int64_t multiply_adds, const std::function<void()>& packed,
-                                 const std::function<void()>& library) {
+std::optional<ProductPath> untimed_path(int64_t multiply_adds) {
   const Mode how = mode();
   if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
   if (multiply_adds < kTimedProduct) return ProductPath::kPacked;
-  return faster_product_path(what, packed, library);
+  return std::nullopt;
 }
 
 ProductPath faster_product_path(const std::string& what, const std::function<void()>& packed,

@@ -25,11 +25,9 @@ enum class ProductPath { kPacked, kLibrary };
 // `library` each run the product once on scratch operands: what auto times.
 ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int64_t repeats,
                                 const std::function<void()>& packed, const std::function<void()>& library);
-// The path of a set of products (`what` names them: a Winograd conv's 16, each with its own constant) of
-// `multiply_adds` in all per execution, which `packed` and `library` each run once: forced by
-// ASCENDSIM_PRODUCTS, packed below the timing's floor, else timed as choose_product_path times one product.
-ProductPath choose_products_path(const std::string& what, int64_t multiply_adds, const std::function<void()>& packed,
-                                 const std::function<void()>& library);
+// The path of products of `multiply_adds` in all per execution when they are not timed: forced by
+// ASCENDSIM_PRODUCTS, or packed below the timing's floor; none when they are to be timed (faster_product_path).
+std::optional<ProductPath> untimed_path(int64_t multiply_adds);
 // The faster path of products that `packed` and `library` each run once (a caller's own timing of a whole
 // kernel, named by `what`), with the margin OpenBLAS must win by.
 ProductPath faster_product_path(const std::string& what, const std::function<void()>& packed,

@@ -26,6 +26,7 @@
 #include "kernels/winograd.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -78,26 +79,32 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
   // the products an execution runs (the 64 -> 64 conv on 56x56 runs 64 of 64 x 64 x 196, each below it).
   const int64_t tiles = rows_per_block_ * tiles_w_;
   const int64_t ld = (rows_per_block_ - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit;
-  std::vector<ConstantMatrix> packed, library;
-  for (int64_t t = 0; t < kPositions; ++t) {
-    packed.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, ProductPath::kPacked);
-    library.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, ProductPath::kLibrary);
-  }
-  ScratchProduct scratch(kPositions * g.c * ld, kPositions * g.m * ld);  // V and M of a block
-  auto block_on = [&](const std::vector<ConstantMatrix>& products) {
-    return [&] {  // as run() runs them: each product on one thread (several at once with several threads)
-      parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t)
-          products[static_cast<size_t>(t)].multiply(scratch.in() + t * g.c * ld, ld, tiles, GemmEpilogue{},
-                                                    scratch.out() + t * g.m * ld, ld);
-      });
-    };
+  auto products_on = [&](ProductPath path) {
+    std::vector<ConstantMatrix> products;
+    for (int64_t t = 0; t < kPositions; ++t) products.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, path);
+    return products;
   };
-  const std::string what = "Winograd products, 16 of A*B " + std::to_string(g.m) + " x " + std::to_string(g.c) +
-                           " x " + std::to_string(tiles);
-  const ProductPath path = choose_products_path(what, kPositions * g.n * blocks() * g.m * g.c * tiles,
-                                                block_on(packed), block_on(library));
-  transformed_ = std::move(path == ProductPath::kPacked ? packed : library);
+  std::optional<ProductPath> path = untimed_path(kPositions * g.n * blocks() * g.m * g.c * tiles);
+  if (!path) {
+    std::vector<ConstantMatrix> packed = products_on(ProductPath::kPacked), library = products_on(ProductPath::kLibrary);
+    ScratchProduct scratch(kPositions * g.c * ld, kPositions * g.m * ld);  // V and M of a block
+    const float* v = scratch.in();  // (mapped here: the pool's threads must not map them at once)
+    float* mt = scratch.out();
+    auto block_on = [&](const std::vector<ConstantMatrix>& products) {
+      return [&] {  // as run() runs them: each product on one thread (several at once with several threads)
+        parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t)
+            products[static_cast<size_t>(t)].multiply(v + t * g.c * ld, ld, tiles, GemmEpilogue{}, mt + t * g.m * ld, ld);
+        });
+      };
+    };
+    const std::string what = "Winograd products, 16 of A*B " + std::to_string(g.m) + " x " + std::to_string(g.c) +
+                             " x " + std::to_string(tiles);
+    path = faster_product_path(what, block_on(packed), block_on(library));
+    transformed_ = std::move(*path == ProductPath::kPacked ? packed : library);
+    return;
+  }
+  transformed_ = products_on(*path);
 }
 
 int64_t WinogradConv::whole_blocks_per_thread(int64_t threads) {

@@ -1,7 +1,8 @@
 // Checks of the packed weights' huge-page pool (csrc/kernels/page_memory.cpp, used by PackedFloats): allocations
 // are 64-byte aligned, writable and disjoint, a chunk starts on a 2 MiB boundary, one larger than a chunk gets its
-// own, a chunk is unmapped when its last allocation is freed (msync then answers ENOMEM), threads allocating and
-// freeing at once get disjoint memory, and PackedFloats takes its large buffers from the pool.
+// own, a chunk is unmapped when its last allocation is freed (msync then answers ENOMEM), the newest chunk carves
+// again the blocks freed at its top, threads allocating and freeing at once get disjoint memory, and PackedFloats
+// takes its large buffers from the pool.
 // Prints "OK" on success.
 #include <sys/mman.h>
 
@@ -50,13 +51,32 @@ bool carve_and_release() {
   char* big = static_cast<char*>(map_weights(kWeightChunkBytes + 12345));
   if (reinterpret_cast<uintptr_t>(big) % kHugePage != 0) return fail("a large allocation is not on a huge page");
   std::memset(big, 1, kWeightChunkBytes + 12345);
-  unmap_weights(big);
+  unmap_weights(big, kWeightChunkBytes + 12345);
   if (mapped(big)) return fail("a chunk stayed mapped after its only allocation was freed");
-  for (size_t i = 0; i + 1 < got.size(); ++i) unmap_weights(got[i]);
+  for (size_t i = 0; i + 1 < got.size(); ++i) unmap_weights(got[i], sizes[i]);
   if (!mapped(got[0])) return fail("a chunk was unmapped while an allocation in it was live");
-  unmap_weights(got.back());
+  unmap_weights(got.back(), sizes[got.size() - 1]);
   if (mapped(got[0])) return fail("a chunk stayed mapped after all its allocations were freed");
   return true;
+}
+
+bool freed_tops_are_carved_again() {
+  char* keep = static_cast<char*>(map_weights(70000));  // keeps the chunk mapped throughout
+  char* a = static_cast<char*>(map_weights(65536));
+  char* b = static_cast<char*>(map_weights(100000));
+  unmap_weights(b, 100000);  // the top: taken back at once
+  char* c = static_cast<char*>(map_weights(90000));
+  if (c != b) return fail("the block freed at the top was not carved again");
+  unmap_weights(a, 65536);  // below c: waits for c
+  char* d = static_cast<char*>(map_weights(65536));
+  if (d == a) return fail("a block below a live one was carved again");
+  unmap_weights(d, 65536);
+  unmap_weights(c, 90000);  // c and then a given back
+  char* e = static_cast<char*>(map_weights(65536));
+  const bool ok = e == a;
+  unmap_weights(e, 65536);
+  unmap_weights(keep, 70000);
+  return ok || fail("blocks freed below the top were not given back with it");
 }
 
 bool threads_at_once() {
@@ -73,7 +93,7 @@ bool threads_at_once() {
         std::this_thread::yield();
         for (size_t i = 0; i < size; i += 4093)
           if (p[i] != t + 1) failed[static_cast<size_t>(t)] = 1;  // another thread wrote here
-        unmap_weights(p);
+        unmap_weights(p, size);
       }
     });
   }
@@ -88,13 +108,14 @@ bool packed_floats_use_the_pool() {
     return fail("PackedFloats is not cache-line aligned");
   char* probe = static_cast<char*>(map_weights(65536));  // carved right after `large` in the same chunk
   const bool adjacent = probe == reinterpret_cast<char*>(large.data()) + large.size() * sizeof(float);
-  unmap_weights(probe);
+  unmap_weights(probe, 65536);
   return adjacent || fail("a large PackedFloats did not come from the pool");
 }
 
 }  // namespace
 
 int main() {
-  if (carve_and_release() && threads_at_once() && packed_floats_use_the_pool()) std::printf("OK\n");
+  if (carve_and_release() && freed_tops_are_carved_again() && threads_at_once() && packed_floats_use_the_pool())
+    std::printf("OK\n");
   return 0;
 }

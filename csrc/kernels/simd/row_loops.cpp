@@ -36,7 +36,13 @@ ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
 // The lanes of v reduced by `op` (a max or a sum, on vectors of any width): the vector's 128-bit quarters in a tree,
 // then two shuffles. A chain of 15 scalar ops per reduction had cost a 197-value softmax row as much as its exps.
 using Quad = float __attribute__((vector_size(16)));
-using QuadIndex = int32_t __attribute__((vector_size(16)));
+// Lanes i, j, k, l of the 8 of a and b, 4-lane vectors (GCC and Clang spell the shuffle differently).
+#if defined(__clang__)
+#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+using lane_mask4 = int32_t __attribute__((vector_size(16)));
+#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shuffle(a, b, lane_mask4{i, j, k, l})
+#endif
 template <class Op>
 ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
   constexpr int kQuads = kW / 4;
@@ -46,8 +52,8 @@ ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
   for (int width = kQuads / 2; width >= 1; width /= 2)
     ASCENDSIM_UNROLL_TILE
     for (int i = 0; i < width; ++i) q[i] = op(q[i], q[i + width]);
-  Quad r = op(q[0], __builtin_shuffle(q[0], QuadIndex{2, 3, 0, 1}));
-  r = op(r, __builtin_shuffle(r, QuadIndex{1, 0, 3, 2}));
+  Quad r = op(q[0], ASCENDSIM_SHUFFLE4_(q[0], q[0], 2, 3, 0, 1));
+  r = op(r, ASCENDSIM_SHUFFLE4_(r, r, 1, 0, 3, 2));
   return r[0];
 }
 constexpr auto kMaxOf = [](auto a, auto b) { return a < b ? b : a; };  // as vmax, lane by lane
@@ -223,17 +229,11 @@ void round_fp16(const float* x, float* y, int64_t n) {
 }
 
 // Transposes (Transpose's, TransData's NCHW <-> NC1HWC0 rows), 4 x 4 values at a time through a 4 x 4 transpose in
-// registers (every variant has 4-lane vectors; GCC and Clang spell the shuffle differently), the tails one value
+// registers (every variant has 4-lane vectors: ASCENDSIM_SHUFFLE4_ above), the tails one value
 // at a time. One value at a time throughout, each stride-c0 store had waited on the one before: ~2 cycles per
 // value, 144 us for the 16 x 112 x 112 map after the default model's stem on a Zen 3. (No <algorithm> here:
 // simd.h's rule on library templates in the variants' objects.)
 using lanes4 = uint32_t __attribute__((vector_size(16)));
-#if defined(__clang__)
-#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
-#else
-using lane_mask4 = int32_t __attribute__((vector_size(16)));
-#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shuffle(a, b, lane_mask4{i, j, k, l})
-#endif
 
 ASCENDSIM_INLINE lanes4 load4(const uint32_t* p) {
   lanes4 v;
