@@ -58,7 +58,7 @@ WeightChunk map_chunk(size_t size) {
   char* start = static_cast<char*>(p);
   char* base = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(start) + kHugePage - 1) & ~uintptr_t{kHugePage - 1});
   if (base > start) munmap(start, static_cast<size_t>(base - start));
-  if (base + size < start + size + kHugePage) munmap(base + size, static_cast<size_t>(start + kHugePage - base));
+  munmap(base + size, static_cast<size_t>(start + kHugePage - base));  // the tail (base is below start + kHugePage)
 #ifdef MADV_HUGEPAGE
   madvise(base, size, MADV_HUGEPAGE);  // advisory, as above
 #endif

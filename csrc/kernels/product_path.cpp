@@ -90,10 +90,10 @@ float* ScratchProduct::out() {
 
 ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int64_t repeats,
                                 const std::function<void()>& packed, const std::function<void()>& library) {
+  if (const std::optional<ProductPath> untimed = untimed_path(m * k * n * repeats)) return *untimed;
   const std::string what = std::string("product ") + (left ? "A*B " : "A*B' ") + std::to_string(m) + " x " +
                            std::to_string(k) + " x " + std::to_string(n);
-  const std::optional<ProductPath> untimed = untimed_path(m * k * n * repeats);
-  return untimed ? *untimed : faster_product_path(what, packed, library);
+  return faster_product_path(what, packed, library);
 }
 
 std::optional<ProductPath> untimed_path(int64_t multiply_adds) {

@@ -75,31 +75,29 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
   // on one thread, as they run (U of a 256 -> 256 conv is 4 MiB): one product repeated on a U_t kept in cache,
   // split over the threads, had OpenBLAS (which copies U_t on every call) 1.25-1.4x faster than the packed tiles,
   // and inside ResNet-50 at 2 threads its 256 -> 256 convs on 14x14 then took 1000-1100 us against 655 on the
-  // packed path (Xeon). Counted for the timing's floor by all
-  // the products an execution runs (the 64 -> 64 conv on 56x56 runs 64 of 64 x 64 x 196, each below it).
-  const int64_t tiles = rows_per_block_ * tiles_w_;
-  const int64_t ld = (rows_per_block_ - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit;
+  // packed path (Xeon). Counted for the timing's floor by all the products an execution runs (the 64 -> 64 conv
+  // on 56x56 runs 64 of 64 x 64 x 196, each below it).
   auto products_on = [&](ProductPath path) {
     std::vector<ConstantMatrix> products;
     for (int64_t t = 0; t < kPositions; ++t) products.emplace_back(u.data() + t * g.m * g.c, g.m, g.c, g.c, path);
     return products;
   };
-  std::optional<ProductPath> path = untimed_path(kPositions * g.n * blocks() * g.m * g.c * tiles);
+  std::optional<ProductPath> path = untimed_path(kPositions * g.n * blocks() * g.m * g.c * rows_per_block_ * tiles_w_);
   if (!path) {
     std::vector<ConstantMatrix> packed = products_on(ProductPath::kPacked), library = products_on(ProductPath::kLibrary);
-    ScratchProduct scratch(kPositions * g.c * ld, kPositions * g.m * ld);  // V and M of a block
-    const float* v = scratch.in();  // (mapped here: the pool's threads must not map them at once)
-    float* mt = scratch.out();
+    ScratchProduct scratch(0, v_floats() + m_floats());  // V and M of a whole block
+    Block b{};
+    b.ty1 = rows_per_block_;
+    b.ld = block_ld();
+    b.v = scratch.out();  // (mapped here: the pool's threads must not map it at once)
+    b.mt = b.v + v_floats();
     auto block_on = [&](const std::vector<ConstantMatrix>& products) {
       return [&] {  // as run() runs them: each product on one thread (several at once with several threads)
-        parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) {
-          for (int64_t t = t0; t < t1; ++t)
-            products[static_cast<size_t>(t)].multiply(v + t * g.c * ld, ld, tiles, GemmEpilogue{}, mt + t * g.m * ld, ld);
-        });
+        parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) { multiply(products, b, t0, t1); });
       };
     };
     const std::string what = "Winograd products, 16 of A*B " + std::to_string(g.m) + " x " + std::to_string(g.c) +
-                             " x " + std::to_string(tiles);
+                             " x " + std::to_string(rows_per_block_ * tiles_w_);
     path = faster_product_path(what, block_on(packed), block_on(library));
     transformed_ = std::move(*path == ProductPath::kPacked ? packed : library);
     return;
@@ -122,27 +120,27 @@ void WinogradConv::run(const float* x, const float* bias, const Activation& act,
   Block b{};
   b.fused = activation_bounds(act, &b.lo, &b.hi);
   b.bias = bias;
-  b.ld = (rows_per_block_ - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit;
+  b.ld = block_ld();
   const int64_t units = g_.n * blocks();  // a block of one image
   if (blocks_per_thread_ > 0) {
     parallel_for(units, g_.n * blocks_per_thread_, [&](int64_t u0, int64_t u1) {
       Block mine = b;
-      mine.v = scratch_floats(10, v_floats(b.ld));
-      mine.mt = scratch_floats(11, m_floats(b.ld));
+      mine.v = scratch_floats(10, v_floats());
+      mine.mt = scratch_floats(11, m_floats());
       for (int64_t u = u0; u < u1; ++u) {
         place(&mine, x, u, out);
         transform_input(mine, 0, g_.c);
-        multiply(mine, 0, kPositions);
+        multiply(transformed_, mine, 0, kPositions);
         transform_output(mine, 0, g_.m);
       }
     });
   } else {
-    b.v = scratch_floats(10, v_floats(b.ld));
-    b.mt = scratch_floats(11, m_floats(b.ld));
+    b.v = scratch_floats(10, v_floats());
+    b.mt = scratch_floats(11, m_floats());
     for (int64_t u = 0; u < units; ++u) {
       place(&b, x, u, out);
       parallel_for(g_.c, 1, [&](int64_t c0, int64_t c1) { transform_input(b, c0, c1); });
-      parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) { multiply(b, t0, t1); });
+      parallel_for(kPositions, 1, [&](int64_t t0, int64_t t1) { multiply(transformed_, b, t0, t1); });
       parallel_for(g_.m, 1, [&](int64_t m0, int64_t m1) { transform_output(b, m0, m1); });
     }
   }
@@ -173,11 +171,12 @@ void WinogradConv::transform_input(const Block& b, int64_t c0, int64_t c1) const
   }
 }
 
-void WinogradConv::multiply(const Block& b, int64_t t0, int64_t t1) const {
+void WinogradConv::multiply(const std::vector<ConstantMatrix>& products, const Block& b, int64_t t0,
+                            int64_t t1) const {
   const int64_t tiles = (b.ty1 - b.ty0) * tiles_w_;
   for (int64_t t = t0; t < t1; ++t)
-    transformed_[static_cast<size_t>(t)].multiply(b.v + t * g_.c * b.ld, b.ld, tiles, GemmEpilogue{},
-                                                  b.mt + t * g_.m * b.ld, b.ld);
+    products[static_cast<size_t>(t)].multiply(b.v + t * g_.c * b.ld, b.ld, tiles, GemmEpilogue{},
+                                              b.mt + t * g_.m * b.ld, b.ld);
 }
 
 void WinogradConv::transform_output(const Block& b, int64_t m0, int64_t m1) const {

@@ -6,6 +6,7 @@
 #include "kernels/conv_geometry.h"
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
+#include "kernels/layout.h"
 #include "kernels/product_path.h"
 
 namespace ascendsim::kernels {
@@ -37,13 +38,15 @@ class WinogradConv {
   // block's steps split over the threads.
   int64_t whole_blocks_per_thread(int64_t threads);
   int64_t blocks() const { return (tiles_h_ + rows_per_block_ - 1) / rows_per_block_; }
-  size_t v_floats(int64_t ld) const { return static_cast<size_t>(16 * g_.c * ld); }
-  size_t m_floats(int64_t ld) const { return static_cast<size_t>(16 * g_.m * ld); }
+  // The row pitch of V and M: a block's tiles, its last row padded to whole 16-float units.
+  int64_t block_ld() const { return (rows_per_block_ - 1) * tiles_w_ + (tiles_w_ + kUnit - 1) / kUnit * kUnit; }
+  size_t v_floats() const { return static_cast<size_t>(16 * g_.c * block_ld()); }
+  size_t m_floats() const { return static_cast<size_t>(16 * g_.m * block_ld()); }
   // Points b at block `unit` (image unit / blocks(), block unit % blocks()).
   void place(Block* b, const float* x, int64_t unit, float* out) const;
   // The steps of a block (winograd.cpp) over input channels [c0, c1), positions [t0, t1), output channels [m0, m1).
   void transform_input(const Block& b, int64_t c0, int64_t c1) const;
-  void multiply(const Block& b, int64_t t0, int64_t t1) const;
+  void multiply(const std::vector<ConstantMatrix>& products, const Block& b, int64_t t0, int64_t t1) const;
   void transform_output(const Block& b, int64_t m0, int64_t m1) const;
 
   ConvGeometry g_;

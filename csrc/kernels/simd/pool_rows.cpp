@@ -144,9 +144,7 @@ ASCENDSIM_INLINE void combine_rows(const float* const* srcs, int64_t count, int6
   if (c < w) {
     vf v = first ? load_first(srcs[0] + c, w - c) : op(load(row + c), load_first(srcs[0] + c, w - c));
     for (int64_t i = 1; i < count; ++i) v = op(v, load_first(srcs[i] + c, w - c));
-    vi lane;
-    for (int l = 0; l < kW; ++l) lane[l] = l;
-    store(row + c, lane < static_cast<int32_t>(w - c) ? v : id);
+    store(row + c, first_lanes(v, w - c, id));
   }
 }
 

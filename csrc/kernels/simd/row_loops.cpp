@@ -59,15 +59,6 @@ ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
 constexpr auto kMaxOf = [](auto a, auto b) { return a < b ? b : a; };  // as vmax, lane by lane
 constexpr auto kSumOf = [](auto a, auto b) { return a + b; };
 
-// v in its first n lanes, `other` in the rest.
-ASCENDSIM_INLINE vf first_lanes(vf v, int64_t n, float other) {
-  vi lane;
-  ASCENDSIM_UNROLL_TILE
-  for (int l = 0; l < kW; ++l) lane[l] = l;
-  return lane < static_cast<int32_t>(n) ? v : splat(other);
-}
-
-
 void softmax(const float* x, float* y, int64_t len, bool log) {
   // The maximum, then exp(x - max) and its sum, in two vector chains each (a max or an add waits for the one
   // before it); the last vector partial, its other lanes left out.
@@ -78,7 +69,7 @@ void softmax(const float* x, float* y, int64_t len, bool log) {
     mx1 = vmax(mx1, load(x + i + kW));
   }
   if (i + kW <= len) mx0 = vmax(mx0, load(x + i)), i += kW;
-  if (i < len) mx1 = vmax(mx1, first_lanes(load_first(x + i, len - i), len - i, -__builtin_inff()));
+  if (i < len) mx1 = vmax(mx1, first_lanes(load_first(x + i, len - i), len - i, splat(-__builtin_inff())));
   const vf vm = splat(reduce_lanes(vmax(mx0, mx1), kMaxOf));
   vf sum0 = {}, sum1 = {};
   for (i = 0; i + 2 * kW <= len; i += 2 * kW) {
@@ -97,7 +88,7 @@ void softmax(const float* x, float* y, int64_t len, bool log) {
     const int64_t rest = len - i;
     const vf e = vexp(load_first(x + i, rest) - vm);
     if (!log) store_first(y + i, e, rest);
-    sum1 += first_lanes(e, rest, 0.0f);
+    sum1 += first_lanes(e, rest, vf{});
   }
   const float total = reduce_lanes(sum0 + sum1, kSumOf);
   if (log) {  // (x - max) - log(sum): adding log(sum) to a large max first would round it away
@@ -229,10 +220,10 @@ void round_fp16(const float* x, float* y, int64_t n) {
 }
 
 // Transposes (Transpose's, TransData's NCHW <-> NC1HWC0 rows), 4 x 4 values at a time through a 4 x 4 transpose in
-// registers (every variant has 4-lane vectors: ASCENDSIM_SHUFFLE4_ above), the tails one value
-// at a time. One value at a time throughout, each stride-c0 store had waited on the one before: ~2 cycles per
-// value, 144 us for the 16 x 112 x 112 map after the default model's stem on a Zen 3. (No <algorithm> here:
-// simd.h's rule on library templates in the variants' objects.)
+// registers (every variant has 4-lane vectors: ASCENDSIM_SHUFFLE4_ above), the tails one value at a time. One
+// value at a time throughout, each stride-c0 store had waited on the one before: ~2 cycles per value, 144 us for
+// the 16 x 112 x 112 map after the default model's stem on a Zen 3. (No <algorithm> here: simd.h's rule on library
+// templates in the variants' objects.)
 using lanes4 = uint32_t __attribute__((vector_size(16)));
 
 ASCENDSIM_INLINE lanes4 load4(const uint32_t* p) {

@@ -108,6 +108,12 @@ ASCENDSIM_INLINE float fmax_(float a, float b) { return a < b ? b : a; }
 ASCENDSIM_INLINE float fmin_(float a, float b) { return b < a ? b : a; }
 ASCENDSIM_INLINE int64_t imin(int64_t a, int64_t b) { return b < a ? b : a; }
 ASCENDSIM_INLINE int64_t imax(int64_t a, int64_t b) { return a < b ? b : a; }
+// v in its first n lanes (n <= kW), `other` in the rest.
+ASCENDSIM_INLINE vf first_lanes(vf v, int64_t n, vf other) {
+  vi lane;
+  for (int l = 0; l < kW; ++l) lane[l] = l;
+  return lane < static_cast<int32_t>(n) ? v : other;
+}
 
 // Two vectors a, b taken as 2 kW floats: their even elements (a[0], a[2], ..., b[kW - 2]) and odd ones.
 #if defined(__clang__)
