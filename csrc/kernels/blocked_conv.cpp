@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/blocked_winograd.h"
 #include "kernels/conv_attrs.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/epilogue.h"
@@ -55,6 +56,7 @@ constexpr int64_t kBorderFrameShare = 2;                   // border windows whe
 constexpr int64_t kWeightGroupBytes = int64_t{192} << 10;  // a group's packed weights: in L2 with the band
 constexpr int64_t kBandBytes = int64_t{128} << 10;        // a band's inputs
 constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of the input blocks of one pass
+constexpr int64_t kBorderBatches = 8;                   // window shapes waiting at once (a 3x3's 8)
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
 constexpr int64_t kMinJobsPerThread = 4;                  // jobs enough to even out the threads' shares
 // Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
@@ -278,10 +280,17 @@ class BlockedConvKernel final : public Kernel {
       const OutputSpan rows = inside_taps(y, g.h, g.kh, g.dh), cols = inside_taps(x, g.w, g.kw, g.dw);
       return Window{rows.lo, rows.hi, cols.lo, cols.hi};
     };
+    // Border pixels wait in a batch per window shape: a plane's left and right columns alternate row by row, and
+    // one batch for all had run each of them alone (a tile of one pixel streaming the pass's weights for it).
+    struct Batch {
+      Window shape;
+      int64_t count;
+      int64_t pixels[kMaxTilePixels];
+    };
+    Batch batches[kBorderBatches];
+    int64_t batch_count = 0, run_begin = -1;
+    Window listed{-1, -1, -1, -1};  // the window shape the tap lists are of
     const float* origins[kMaxTilePixels];
-    int64_t border[kMaxTilePixels];
-    int64_t border_count = 0, run_begin = -1;
-    Window shape{0, 0, 0, 0}, listed{-1, -1, -1, -1};  // the batch's window shape; the one the tap lists are of
     std::vector<int64_t> taps, weight_taps;
     float* staged = scratch_floats(14, static_cast<size_t>(tile_pixels_ * group_ * kC0));
     auto flush_run = [&](int64_t end) {  // interior pixels [run_begin, end)
@@ -289,9 +298,12 @@ class BlockedConvKernel final : public Kernel {
       run_pixels(base, image, run_begin, end, ob0, ob1, nullptr, out + ((n * m1_ + ob0) * plane + run_begin) * kC0);
       run_begin = -1;
     };
-    auto flush_border = [&] {
+    auto flush_border = [&](Batch& batch) {
+      const Window& shape = batch.shape;
+      const int64_t* border = batch.pixels;
+      const int64_t border_count = batch.count;
       if (border_count == 0) return;
-      if (shape != listed) {  // (a row's top pixels, a column's side pixels: batch after batch of one shape)
+      if (shape != listed) {
         taps.clear();
         weight_taps.clear();
         for (int64_t i = shape.i0; i < shape.i1; ++i)
@@ -319,23 +331,35 @@ class BlockedConvKernel final : public Kernel {
       run_tile(a, origins, border_count, false, ob0, ob1, nullptr, staged);
       for (int64_t ob = ob0; ob < ob1; ++ob)
         for (int64_t q = 0; q < border_count; ++q) std::copy_n(line(ob, q), kC0, placed(ob, q));
-      border_count = 0;
+      batch.count = 0;
+    };
+    // The batch of a window shape; when every batch holds another shape, the fullest is run and takes it.
+    auto batch_of = [&](const Window& w) -> Batch& {
+      for (int64_t b = 0; b < batch_count; ++b)
+        if (!(batches[b].shape != w)) return batches[b];
+      Batch* batch = batch_count < kBorderBatches ? &batches[batch_count++] : nullptr;
+      if (batch == nullptr) {
+        batch = std::max_element(batches, batches + kBorderBatches,
+                                 [](const Batch& l, const Batch& r) { return l.count < r.count; });
+        flush_border(*batch);
+      }
+      batch->shape = w;
+      batch->count = 0;
+      return *batch;
     };
     for (int64_t p = p_begin, oh = p_begin / g.ow, ow = p_begin % g.ow; p < p_end; ++p) {
       if (interior(oh, ow)) {
         if (run_begin < 0) run_begin = p;
       } else {
         flush_run(p);
-        const Window w = window_of(p);
-        if (border_count > 0 && w != shape) flush_border();
-        shape = w;
-        border[border_count++] = p;
-        if (border_count == tile_pixels_) flush_border();
+        Batch& batch = batch_of(window_of(p));
+        batch.pixels[batch.count++] = p;
+        if (batch.count == tile_pixels_) flush_border(batch);
       }
       if (++ow == g.ow) ow = 0, ++oh;
     }
     flush_run(p_end);
-    flush_border();
+    for (int64_t b = 0; b < batch_count; ++b) flush_border(batches[b]);
   }
 
   void run_dense(const float* x, const float* sum, float* out) const {
@@ -552,6 +576,8 @@ std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* err
   Activation act;
   if (!parse_activation(spec, &act, error)) return nullptr;
   if (nchw) return std::make_unique<BlockedStemKernel>(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
+  if (blocked_winograd_suits(g))
+    return make_blocked_winograd(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
   return std::make_unique<BlockedConvKernel>(spec, g, act, static_cast<const float*>(weights), static_cast<const float*>(bias));
 }
 

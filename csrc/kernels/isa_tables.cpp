@@ -1,6 +1,7 @@
 // The accessors of the per-variant tables (kernels/isa.h): each returns the active variant's table.
 #include "kernels/isa.h"
 #include "kernels/simd/blocked_conv_tiles.h"
+#include "kernels/simd/blocked_winograd_tiles.h"
 #include "kernels/simd/depthwise_blocks.h"
 #include "kernels/simd/depthwise_planes.h"
 #include "kernels/simd/elementwise_loops.h"
@@ -13,6 +14,7 @@
 namespace ascendsim::kernels {
 
 ASCENDSIM_ISA_TABLE_ACCESSOR(BlockedConvTiles, blocked_conv_tiles)
+ASCENDSIM_ISA_TABLE_ACCESSOR(BlockedWinogradTiles, blocked_winograd_tiles)
 ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwiseBlocks, depthwise_blocks)
 ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwisePlanes, depthwise_planes)
 ASCENDSIM_ISA_TABLE_ACCESSOR(ElementwiseLoops, elementwise_loops)

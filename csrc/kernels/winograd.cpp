@@ -48,16 +48,7 @@ bool WinogradConv::suits(const ConvGeometry& g) {
          g.c >= kMinChannels && g.m >= kMinChannels;
 }
 
-WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) {
-  tiles_w_ = (g.ow + 1) / 2;
-  tiles_h_ = (g.oh + 1) / 2;
-  const int64_t row_floats = kPositions * (g.c + g.m) * tiles_w_;
-  rows_per_block_ = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(row_floats, 1), 1, tiles_h_);
-  // Blocks of equal height: 28 tile rows (56x56) in 9s left a last block of one row, whose 16 products were 28
-  // tiles wide and whose four parallel regions cost as much to start as to run.
-  rows_per_block_ = even_part(tiles_h_, rows_per_block_);
-  blocks_per_thread_ = whole_blocks_per_thread(num_threads());
-  // U = G g G^T per (output, input) channel pair, gathered into one m x c matrix per position.
+std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights) {
   std::vector<float> u(static_cast<size_t>(kPositions * g.m * g.c));
   static const float kG[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
   for (int64_t m = 0; m < g.m; ++m) {
@@ -71,6 +62,19 @@ WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) 
           u[static_cast<size_t>(((i * 4 + j) * g.m + m) * g.c + c)] = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
     }
   }
+  return u;
+}
+
+WinogradConv::WinogradConv(const ConvGeometry& g, const float* weights) : g_(g) {
+  tiles_w_ = (g.ow + 1) / 2;
+  tiles_h_ = (g.oh + 1) / 2;
+  const int64_t row_floats = kPositions * (g.c + g.m) * tiles_w_;
+  rows_per_block_ = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(row_floats, 1), 1, tiles_h_);
+  // Blocks of equal height: 28 tile rows (56x56) in 9s left a last block of one row, whose 16 products were 28
+  // tiles wide and whose four parallel regions cost as much to start as to run.
+  rows_per_block_ = even_part(tiles_h_, rows_per_block_);
+  blocks_per_thread_ = whole_blocks_per_thread(num_threads());
+  const std::vector<float> u = winograd_weights(g, weights);
   // The 16 products of a block are timed together on each path, each position with its own U_t and each product
   // on one thread, as they run (U of a 256 -> 256 conv is 4 MiB): one product repeated on a U_t kept in cache,
   // split over the threads, had OpenBLAS (which copies U_t on every call) 1.25-1.4x faster than the packed tiles,

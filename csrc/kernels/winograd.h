@@ -11,6 +11,10 @@
 
 namespace ascendsim::kernels {
 
+// The transformed weights U = G g G^T of 3x3 weights [m][c][3][3] (no groups), per position t of a 4x4 tile an
+// m x c matrix: u[(t * m + o) * c + i]. Shared by the NCHW path below and the NC1HWC0 one (blocked_winograd.cpp).
+std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights);
+
 class WinogradConv {
  public:
   // Whether g (with float32 constant weights) takes this path: 3x3, stride 1, dilation 1, no groups, and

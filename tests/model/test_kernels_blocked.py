@@ -1,8 +1,8 @@
 """The NC1HWC0 kernels (csrc/kernels/blocked_conv.cpp, transdata_kernel.cpp) through the kernel driver, once per
 kernel variant this CPU runs, against onnxruntime's NCHW Conv: dense and depthwise convs over strides, dilations,
 pads (asymmetric, VALID), planes smaller than the window, channel counts that leave a block part-filled, input
-blocks summed in several passes, the fused sum and every activation; the lanes past the channels are zero in
-every output (the layout pass relies on it), bit for bit."""
+blocks summed in several passes, the fused sum and every activation, 3x3 stride-1 convs by Winograd; the lanes
+past the channels are zero in every output (the layout pass relies on it), bit for bit."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from exec_helpers import compile_model, const, execute_once, reference, tensor
 from kernel_harness import Driver, Refused, run_kernel
+from onnx import helper
 from test_kernels_cube import ort_conv
 
+import acl
+import ascendsim
+from ascendcl import aclGetRecentErrMsg
 from ascendsim.compiler.host_layout_kernels import from_blocked, to_blocked
 from ascendsim.compiler.ops.layout import NC1HWC0, NCHW
 
@@ -44,6 +49,12 @@ CONVS = [
     ((1, 16, 80, 80), (32, 16, 3, 3), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),  # windows in the pads: bias only
     ((1, 128, 30, 30), (32, 128, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # in place, input blocks in passes
     ((1, 80, 33, 33), (24, 80, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),    # the same, borders on every side
+    # 3x3 stride 1 on 16 tiles of 2x2 or more: Winograd F(2x2, 3x3) (blocked_winograd.cpp); patches past every side
+    ((1, 128, 28, 28), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}),                          # DenseNet's: jobs of 49 tiles
+    ((3, 32, 16, 16), (48, 32, 3, 3), {"pads": [1, 1, 1, 1]}),                            # 3 images, 3 output blocks
+    ((1, 20, 13, 11), (24, 20, 3, 3), {"pads": [2, 2, 2, 2]}),       # odd 15x13: half tiles; patches in the pads
+    ((1, 16, 30, 31), (16, 16, 3, 3), {}),                                                # VALID, 28x29
+    ((1, 64, 7, 9), (96, 64, 3, 3), {"pads": [1, 0, 0, 1]}),                              # asymmetric, 6 blocks
     ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
     ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),                  # framed
     ((2, 32, 12, 12), (32, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 32}),
@@ -90,15 +101,16 @@ def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: 
     _check(_blocked_conv(driver, tmp_path, x, w, b, attrs=attrs), ort_conv(x, w, b, **attrs))
 
 
-@pytest.mark.parametrize(("depthwise", "window"), [(False, 3), (True, 3), (True, 7)])  # 7x7 on 6x6: framed
+# 6x6: the direct tiles (9 tiles of 2x2: too few for Winograd), 9x9 Winograd's; 7x7 on 6x6: framed
+@pytest.mark.parametrize(("depthwise", "window", "size"), [(False, 3, 6), (False, 3, 9), (True, 3, 6), (True, 7, 6)])
 @pytest.mark.parametrize("activation", ["Relu", "Clip", "Sigmoid", "HardSwish", "LeakyRelu", None])
-def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, depthwise: bool, window: int,
-                                               activation: str | None) -> None:
+def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, *, depthwise: bool, window: int,
+                                               size: int, activation: str | None) -> None:
     channels = 24  # a part-filled block: Sigmoid(0) = 0.5 and Clip(1, 3)(0) = 1 must not reach its lanes
-    x = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
+    x = RNG.standard_normal((1, channels, size, size)).astype(np.float32)
     w = RNG.standard_normal((channels, 1 if depthwise else channels, window, window)).astype(np.float32)
     b = RNG.standard_normal(channels).astype(np.float32)
-    total = RNG.standard_normal((1, channels, 6, 6)).astype(np.float32)
+    total = RNG.standard_normal((1, channels, size, size)).astype(np.float32)
     attrs: dict = {"pads": [window // 2] * 4, "group": channels if depthwise else 1}
     y = ort_conv(x, w, b, **attrs).astype(np.float64) + total
     extra: dict = {}
@@ -143,9 +155,10 @@ def test_blocked_conv_on_an_nchw_stem_image_matches_onnxruntime(driver: Driver, 
     _check(_blocked_conv(driver, tmp_path, x, w, b, attrs={**attrs, **extra}, planar=True), y)
 
 
-@pytest.mark.parametrize("channels", [16, 3])  # 3: a stem on its NCHW image
-def test_blocked_conv_rounds_its_inputs_to_fp16_when_the_node_says_so(driver: Driver, tmp_path: Path, channels: int) -> None:
-    x = RNG.standard_normal((1, channels, 5, 5)).astype(np.float32)
+@pytest.mark.parametrize(("channels", "size"), [(16, 5), (16, 9), (3, 5)])  # 9x9: Winograd; 3: a stem's NCHW image
+def test_blocked_conv_rounds_its_inputs_to_fp16_when_the_node_says_so(driver: Driver, tmp_path: Path, channels: int,
+                                                                     size: int) -> None:
+    x = RNG.standard_normal((1, channels, size, size)).astype(np.float32)
     w = RNG.standard_normal((16, channels, 3, 3)).astype(np.float16).astype(np.float32)  # (rounded at compile time)
     want = ort_conv(x.astype(np.float16).astype(np.float32), w, None, pads=[1, 1, 1, 1])
     got = _blocked_conv(driver, tmp_path, x, w, None, attrs={"pads": [1, 1, 1, 1]}, flags=2,  # ROUND_INPUTS_FP16
@@ -185,3 +198,30 @@ def test_transdata_float_rows_both_ways(driver: Driver, tmp_path: Path, shape: t
     back = run_kernel(driver, tmp_path / "out", "TransData", [blocked], [(np.float32, shape)], attrs=attrs,
                       domain="ascendsim")[0]
     np.testing.assert_array_equal(back.view(np.uint32), x.view(np.uint32))
+
+
+def test_3x3_stride_1_convs_run_by_winograd_on_16_tiles_or_more(tmp_path: Path, device: int) -> None:
+    """In a model: an 8x8 plane (4x4 tiles of 2x2) takes Winograd, the 4x4 plane after a strided conv the direct
+    tiles; the load names each node's path, and the outputs match onnxruntime."""
+    if ascendsim.kernel_variant() == "baseline":
+        pytest.skip("the baseline variant compiles NCHW convs (layout_5hd.py)")
+    weights = {f"w{i}": RNG.standard_normal(shape).astype(np.float32) * 0.2
+               for i, shape in enumerate([(32, 32, 3, 3), (32, 32, 3, 3), (32, 32, 3, 3)])}
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["a"], pads=[1] * 4, name="winograd"),
+             helper.make_node("Relu", ["a"], ["b"]),
+             helper.make_node("Conv", ["b", "w1"], ["c"], pads=[1] * 4, strides=[2, 2], name="strided"),
+             helper.make_node("Conv", ["c", "w2"], ["y"], pads=[1] * 4, name="small")]
+    graph = helper.make_graph(nodes, "winograd_planes", [tensor("x", [1, 32, 8, 8])], [tensor("y", [1, 32, 4, 4])],
+                              [const(name, w) for name, w in weights.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model_id, ret = acl.mdl.load_from_file(str(compile_model(model, tmp_path, "planes")))
+    assert ret == 0, aclGetRecentErrMsg()
+    try:
+        paths = {node["name"]: node["path"] for node in ascendsim.model_kernels(model_id)["plans"][0]["nodes"]}
+        assert paths["winograd"].startswith("NC1HWC0 Winograd F(2x2, 3x3)"), paths
+        assert paths["strided"].startswith("NC1HWC0 direct") and paths["small"].startswith("NC1HWC0 direct"), paths
+        x = RNG.standard_normal((1, 32, 8, 8)).astype(np.float32)
+        want = reference(model, {"x": x})[0]
+        np.testing.assert_allclose(execute_once(model_id, [x], [want])[0], want, rtol=1e-4, atol=1e-4)
+    finally:
+        acl.mdl.unload(model_id)

@@ -46,7 +46,7 @@ from .rewrite import detach, is_graph_output
 LAYOUT_PASS = "nc1hwc0_layout"
 MAX_DEPTHWISE_TAPS = 256  # the kernel's tap lists (blocked_conv.cpp)
 MAX_STEM_CHANNELS, MAX_STEM_WINDOW = 4, 7  # the few-channel direct conv's limits (stem_conv.cpp)
-WINOGRAD_WIDE_CHANNELS, WINOGRAD_SMALL_PLANE = 64, 49  # where NCHW Winograd beats the blocked tiles (regions)
+WINOGRAD_MIN_TILES = 16  # 2x2 output tiles of a plane where the blocked kernel runs Winograd (blocked_winograd.cpp)
 GLOBAL_POOLS = {"GlobalAveragePool": "ReduceMean", "GlobalMaxPool": "ReduceMax"}
 WINDOW_POOLS = ("MaxPool", "AveragePool")
 
@@ -83,10 +83,8 @@ def _blocked_kernels_pay() -> bool:
 
 def conv_kind(node: Node) -> str | None:
     """The class of a Conv the blocked kernel takes (_takes), for layout_5hd_regions.py: "depthwise";
-    "strided" (dense, stride above 1); "winograd" (dense 3x3 stride 1 with 16 channels or more each side: the
-    NCHW kernel's Winograd path, csrc/kernels/winograd.cpp, which it stays on), "narrow winograd" when its
-    products are small (under WINOGRAD_WIDE_CHANNELS outputs, or a plane of at most WINOGRAD_SMALL_PLANE
-    pixels); "dense" for the rest."""
+    "strided" (dense, stride above 1); "winograd" (dense 3x3 stride 1 with 16 channels or more each side, on a
+    plane of WINOGRAD_MIN_TILES 2x2 tiles or more: the blocked kernel's Winograd path); "dense" for the rest."""
     if not _takes(node):
         return None
     x, w = node.inputs[0], node.inputs[1]
@@ -98,8 +96,8 @@ def conv_kind(node: Node) -> str | None:
         return "strided"
     if (kh, kw) == (3, 3) and all(d == 1 for d in node.attr("dilations", [1, 1])) and min(channels, m) >= C0:  # type: ignore[union-attr,type-var]
         y = node.outputs[0].shape
-        narrow = m < WINOGRAD_WIDE_CHANNELS or y[2] * y[3] <= WINOGRAD_SMALL_PLANE  # type: ignore[index,operator]
-        return "narrow winograd" if narrow else "winograd"
+        if (y[2] + 1) // 2 * ((y[3] + 1) // 2) >= WINOGRAD_MIN_TILES:  # type: ignore[index,operator]
+            return "winograd"
     return "dense"
 
 

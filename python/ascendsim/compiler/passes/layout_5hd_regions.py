@@ -5,22 +5,20 @@ and the channel-wise nodes between them), joined through the values they pass ea
 TransData per value crossing its border; its gain is the blocked kernels' speed over the NCHW ones, measured
 per conv class in networks (Zen 3 AVX2, 1 thread, blocked against NCHW; docs/kernels.md): depthwise convs
 faster, strided dense convs much faster (3x3 stride 2: 3.2 against 4.0 ms in ResNet-50, 0.37 against 0.67 ms
-in the default model), 1x1 convs level, dense 3x3 stride-1 convs slower than NCHW Winograd (2.55 against
-1.9-2.35 ms at ResNet-50's 14x14). So Winograd's convs are not candidates (they split regions; but see AVX-512
-below), and a region moves when it holds at least one conv that wins (depthwise or strided, on 16 channels or
-more: fewer would be padded to a block) per two border crossings, and no fewer convs than crossings. MobileNet and
-EfficientNet blocks and the default model's strided convs do. ResNet-50 does not (6 winning convs in a region
-of 27 crossings: measured level with NCHW, 93.9 against 91.9 ms at 1 thread, 59.3 against 62.5 at 2), nor
-ShuffleNet's lone depthwise convs between grouped ones (two TransData for one conv).
+in the default model), 1x1 convs level. A region moves when it holds at least one conv that wins (on 16 channels
+or more: fewer would be padded to a block) per two border crossings, and no fewer convs than crossings.
+MobileNet and EfficientNet blocks and the default model's strided convs do; ShuffleNet's lone depthwise convs
+between grouped ones do not (two TransData for one conv).
 
-With AVX-512 the blocked tiles reach 64 output channels (6 pixels x 4 blocks) and dense 1x1 convs win too
-(Zen 5: ResNet-50 with its 1x1 and strided convs blocked, Winograd's in NCHW, 0.95 against 0.98x onnxruntime at
-1 thread and 1.06 against 1.20x at 2; every conv blocked, Winograd's too, 0.98 and 1.15), so there "dense" joins
-the winning classes (winning_classes). So do the 3x3 stride-1 convs whose Winograd products are small ("narrow
-winograd": under 64 output channels, or a plane of 7x7 or less): DenseNet-121's 128 -> 32 convs on 14x14 take 92 us
-on NCHW Winograd and 60 us blocked, on 7x7 55 against 20, ResNet-50's 512 -> 512 on 7x7 about 5% less blocked; its
-256 -> 256 on 14x14 stay (730 us Winograd, 920 blocked). With them DenseNet-121 is one region, joined through its
-Concats, and runs blocked: 27.1 -> 25.7 ms at 1 thread, ResNet-50 31.4 -> 31.0 (Zen 5).
+The dense 3x3 stride-1 convs ("winograd") win too, on every variant: the blocked kernel runs them by Winograd
+F(2x2, 3x3) on planes of 16 tiles or more (blocked_winograd.cpp), 1.7-2.2x faster than its direct tiles and
+faster than the NCHW Winograd kernel with no TransData around them (Zen 4, 1 thread: ResNet-50's 256 -> 256 on
+14x14 1.01 ms against 1.27 NCHW, 64 -> 64 on 56x56 1.11 against 1.17; ResNet-50 all blocked 3.5% faster at 1
+thread and 7% at 2 than with its 3x3 convs on NCHW Winograd, and with the AVX2 variant forced 7%; DenseNet-121
+18-20% faster, with AVX2 16%). Before it (direct tiles only) they stayed on NCHW Winograd and split ResNet-50's
+regions. With AVX-512 the direct tiles reach 64 output channels (6 pixels x 4 blocks) and dense 1x1 convs win as
+well (Zen 5: ResNet-50 with its 1x1 and strided convs blocked 0.95 against 0.98x onnxruntime at 1 thread and 1.06
+against 1.20x at 2), so there "dense" joins the winning classes (winning_classes).
 """
 
 from __future__ import annotations
@@ -32,14 +30,12 @@ from ..ir import Graph, Node
 from ..ops.layout import C0
 from .rewrite import is_graph_output
 
-WINOGRAD_CLASSES = ("winograd", "narrow winograd")  # NCHW Winograd convs: they split a region unless they win
-
 
 def winning_classes(variant: str) -> tuple[str, ...]:
     """The conv classes (layout_5hd.conv_kind) faster blocked with kernel variant `variant`."""
     if variant == "avx512":
-        return ("depthwise", "strided", "dense", "narrow winograd")
-    return ("depthwise", "strided")
+        return ("depthwise", "strided", "winograd", "dense")
+    return ("depthwise", "strided", "winograd")
 
 
 @dataclass
@@ -57,8 +53,7 @@ def profitable_convs(graph: Graph, conv_kind: Callable[[Node], str | None],
     """Ids of the convs in regions that pay. conv_kind(node) is layout_5hd.conv_kind; carries(node) says
     whether a non-conv node can run on the twins; `winning`: the classes faster blocked (winning_classes)."""
     kinds = {id(n): conv_kind(n) for n in graph.nodes}
-    stays = tuple(kind for kind in WINOGRAD_CLASSES if kind not in winning)
-    members = {id(n): n for n in graph.nodes if kinds[id(n)] not in (None, *stays) or carries(n)}
+    members = {id(n): n for n in graph.nodes if kinds[id(n)] is not None or carries(n)}
     parent = {key: key for key in members}
 
     def root(key: int) -> int:

@@ -1,0 +1,19 @@
+// BlockedConv's Winograd path: a dense 3x3 stride-1 conv on NC1HWC0 tensors by F(2x2, 3x3) (blocked_winograd.cpp),
+// chosen by blocked_conv.cpp's factory where it suits.
+#pragma once
+#include <memory>
+
+#include "kernels/conv_geometry.h"
+#include "kernels/epilogue.h"
+#include "kernels/kernel.h"
+
+namespace ascendsim::kernels {
+
+// Whether the NC1HWC0 conv g takes the Winograd path: 3x3, stride 1, no dilation, no groups, a plane of enough tiles.
+bool blocked_winograd_suits(const ConvGeometry& g);
+
+// The kernel (weights [m][c][3][3] and bias [m] or null, both constant; spec: BlockedConv's, x NC1HWC0).
+std::unique_ptr<Kernel> make_blocked_winograd(const NodeSpec& spec, const ConvGeometry& g, const Activation& act,
+                                              const float* weights, const float* bias);
+
+}  // namespace ascendsim::kernels
