@@ -1,11 +1,17 @@
-// Winograd F(2x2, 3x3) on NC1HWC0 tensors (the algorithm: winograd.cpp). A tile is 2x2 output pixels from a 4x4
-// input patch, and every value of a patch is a 16-channel line, so the transforms are vector adds of whole lines
-// (simd/blocked_winograd_tiles.h) and the 16 products, one per position t of a 4x4 tile,
+// Winograd convs on NC1HWC0 tensors, 3x3 windows, a tile of 2x2 output pixels at a time:
+// - stride 1: F(2x2, 3x3) (the algorithm: winograd.cpp), from a 4x4 input patch, 16 positions;
+// - stride 2: the window's even taps (g0, g2 of a row) meet the even inputs of a 5-wide patch and its odd tap the
+//   odd ones, so per axis y0 = g0 x0 + g1 x1 + g2 x2 and y1 = g0 x2 + g1 x3 + g2 x4 take F(2, 2) for the even part
+//   (3 products: (x0 - x2) g0, x2 (g0 + g2), (x4 - x2) g2) and 2 for the odd part: 5 positions per axis, 25 per
+//   tile from a 5x5 patch (B^T, G, A^T: simd/blocked_winograd_tiles.cpp, winograd_weights), against 36 direct
+//   multiply-adds; its transforms hold no fractions, so its rounding is of the direct sum's order.
+// Every value of a patch is a 16-channel line, so the transforms are vector adds of whole lines
+// (simd/blocked_winograd_tiles.h), and the products, one per position t,
 //   M_t [tiles x M] = V_t [tiles x C] x U_t [C x M],
 // are 1x1 convs on a "plane" of tiles: V_t laid out as a NC1HWC0 input (block b's line of tile k), U_t packed as
 // the direct conv packs a 1x1 conv's weights, and the direct conv's register tiles (simd/blocked_conv_tiles.h) run
-// them. 4 multiply-adds per tile and channel pair against the direct conv's 9 per output pixel x 4 pixels: 2.25x
-// fewer (DenseNet-121's 128 -> 32 convs on 56x56, Zen 4: 2.2 ms direct against ~2.1 in onnxruntime's NCHWc).
+// them. Stride 1: 16 multiply-adds per tile and channel pair against 36 direct, 2.25x fewer (DenseNet-121's 128 ->
+// 32 convs on 56x56, Zen 4: 2.2 ms direct against ~2.1 in onnxruntime's NCHWc); stride 2: 25 against 36, 1.44x.
 //
 // Work: jobs of (image, run of tiles in row-major order), sized so that V and M of a job stay in L2 and there are
 // jobs enough for the threads; a job runs its input transform, its 16 products and its output transform on one
@@ -30,8 +36,11 @@ namespace ascendsim::kernels {
 namespace {
 
 constexpr int64_t kC0 = kUnit;
-constexpr int64_t kPositions = 16;                       // of a 4x4 transformed tile
 constexpr int64_t kJobBytes = int64_t{512} << 10;        // V + M of a job: in L2
+constexpr int64_t kImageBytes = int64_t{2} << 20;        // V + M of a whole image, at most, to make it one job
+// Stride 2: U (25 positions) of at most this many bytes; ResNet-50's 512 -> 512 on 14x14 -> 7x7 (26 MiB for 16
+// tiles) ran 4% slower than the direct tiles (Zen 4), its 256 -> 256 (6.5 MiB) 18% faster.
+constexpr int64_t kMaxStride2Weights = int64_t{16} << 20;
 constexpr int64_t kMinJobsPerThread = 4;                 // jobs enough to even out the threads' shares
 constexpr int64_t kMinTiles = 16;                        // fewer: the direct conv (measured in blocked_winograd_suits)
 
@@ -46,6 +55,7 @@ class BlockedWinogradKernel final : public Kernel {
     has_sum_ = spec.inputs.size() > 3;
     c1_ = blocks_of(g.c);
     m1_ = blocks_of(g.m);
+    positions_ = g.sh == 2 ? 25 : 16;
     clamps_ = activation_bounds(act_, &lo_, &hi_);
     if (!clamps_) lo_ = -INFINITY, hi_ = INFINITY;  // the activation runs after the jobs
     bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
@@ -57,7 +67,7 @@ class BlockedWinogradKernel final : public Kernel {
   }
 
   std::string path() const override {
-    return "NC1HWC0 Winograd F(2x2, 3x3), " + std::to_string(job_tiles_) + " tiles a job, products in tiles " +
+    return std::string("NC1HWC0 Winograd F(2x2, 3x3)") + (g_.sh == 2 ? " stride 2, " : ", ") + std::to_string(job_tiles_) + " tiles a job, products in tiles " +
            std::to_string(tile_pixels_) + " x " + std::to_string(tile_blocks_ * kC0) + " of " + conv_tiles_.shape;
   }
 
@@ -67,31 +77,48 @@ class BlockedWinogradKernel final : public Kernel {
     auto* out = static_cast<float*>(outputs[0]);
     const ConvGeometry& g = g_;
     const int64_t tiles = tiles_h_ * tiles_w_, jobs = (tiles + job_tiles_ - 1) / job_tiles_;
-    parallel_for(g.n * jobs, 1, [&](int64_t j0, int64_t j1) {
-      const WinogradLines v{scratch_floats(10, static_cast<size_t>(kPositions * c1_ * job_tiles_ * kC0)),
-                            c1_ * job_tiles_ * kC0, job_tiles_ * kC0};
-      const WinogradLines m{scratch_floats(11, static_cast<size_t>(kPositions * m1_ * job_tiles_ * kC0)),
-                            m1_ * job_tiles_ * kC0, job_tiles_ * kC0};
-      for (int64_t j = j0; j < j1; ++j) {
-        const int64_t n = j / jobs, k0 = j % jobs * job_tiles_, k1 = std::min(tiles, k0 + job_tiles_);
-        BlockedWinogradInput in{x + n * c1_ * g.h * g.w * kC0, g.h, g.w, g.ph, g.pw, c1_, tiles_w_};
-        transforms_.input(in, k0, k1, v);
-        multiply(v, k1 - k0, m);
-        const int64_t plane = g.oh * g.ow * kC0;
-        BlockedWinogradOutput o{out + n * m1_ * plane, sum != nullptr ? sum + n * m1_ * plane : nullptr, g.oh, g.ow, m1_,
-                                tiles_w_, bias_.data(), lo_, hi_};
-        transforms_.output(o, k0, k1, m);
+    const int64_t in_plane = g.h * g.w * kC0, out_plane = g.oh * g.ow * kC0;
+    // Job (image n, tiles [k0, k1)): input blocks [b0, b1) into v, positions [t0, t1) into m, output blocks [b0, b1).
+    auto input = [&](int64_t n, int64_t k0, int64_t k1, const WinogradLines& v, int64_t b0, int64_t b1) {
+      const BlockedWinogradInput in{x + (n * c1_ + b0) * in_plane, g.h, g.w, g.ph, g.pw, g.sh, b1 - b0, tiles_w_};
+      transforms_.input(in, k0, k1, WinogradLines{v.at + b0 * v.block_stride, v.position_stride, v.block_stride});
+    };
+    auto output = [&](int64_t n, int64_t k0, int64_t k1, const WinogradLines& m, int64_t b0, int64_t b1) {
+      const int64_t at = (n * m1_ + b0) * out_plane;
+      const BlockedWinogradOutput o{out + at, sum != nullptr ? sum + at : nullptr, g.oh, g.ow, g.sh, b1 - b0, tiles_w_,
+                                    bias_.data() + b0 * kC0, lo_, hi_};
+      transforms_.output(o, k0, k1, WinogradLines{m.at + b0 * m.block_stride, m.position_stride, m.block_stride});
+    };
+    auto lines = [&](int slot, int64_t blocks) {
+      return WinogradLines{scratch_floats(slot, static_cast<size_t>(positions_ * blocks * job_tiles_ * kC0)),
+                           blocks * job_tiles_ * kC0, job_tiles_ * kC0};
+    };
+    if (split_steps_) {  // an image a job, each step split over the threads (V and M the caller's)
+      const WinogradLines v = lines(10, c1_), m = lines(11, m1_);
+      for (int64_t n = 0; n < g.n; ++n) {
+        parallel_for(c1_, 1, [&](int64_t b0, int64_t b1) { input(n, 0, tiles, v, b0, b1); });
+        parallel_for(positions_, 1, [&](int64_t t0, int64_t t1) { multiply(v, tiles, m, t0, t1); });
+        parallel_for(m1_, 1, [&](int64_t b0, int64_t b1) { output(n, 0, tiles, m, b0, b1); });
       }
-    });
+    } else {
+      parallel_for(g.n * jobs, 1, [&](int64_t j0, int64_t j1) {
+        const WinogradLines v = lines(10, c1_), m = lines(11, m1_);
+        for (int64_t j = j0; j < j1; ++j) {
+          const int64_t n = j / jobs, k0 = j % jobs * job_tiles_, k1 = std::min(tiles, k0 + job_tiles_);
+          input(n, k0, k1, v, 0, c1_);
+          multiply(v, k1 - k0, m, 0, positions_);
+          output(n, k0, k1, m, 0, m1_);
+        }
+      });
+    }
     // Lanes past M are zero after a clamp only if it keeps 0; an activation that is not a clamp runs here.
     const bool pad_lanes = g.m % kC0 != 0 && (lo_ > 0.0f || hi_ < 0.0f);
     if (clamps_ && !pad_lanes) return;
-    const int64_t plane = g.oh * g.ow;
     parallel_for(g.n * m1_, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
-        float* at = out + b * plane * kC0;
-        if (!clamps_) apply_activation(act_, at, plane * kC0);
-        if (b % m1_ == m1_ - 1) clear_padding_lanes(at, plane, g.m - (m1_ - 1) * kC0);
+        float* at = out + b * out_plane;
+        if (!clamps_) apply_activation(act_, at, out_plane);
+        if (b % m1_ == m1_ - 1) clear_padding_lanes(at, g.oh * g.ow, g.m - (m1_ - 1) * kC0);
       }
     });
   }
@@ -101,8 +128,8 @@ class BlockedWinogradKernel final : public Kernel {
   void pack(const std::vector<float>& u) {
     const ConvGeometry& g = g_;
     block_floats_ = c1_ * kC0 * kC0;
-    packed_.assign(static_cast<size_t>(kPositions * m1_ * block_floats_), 0.0f);
-    for (int64_t t = 0; t < kPositions; ++t)
+    packed_.assign(static_cast<size_t>(positions_ * m1_ * block_floats_), 0.0f);
+    for (int64_t t = 0; t < positions_; ++t)
       for (int64_t o = 0; o < g.m; ++o)
         for (int64_t i = 0; i < g.c; ++i)
           packed_[static_cast<size_t>((t * m1_ + o / kC0) * block_floats_ + (i / kC0 * kC0 + i % kC0) * kC0 + o % kC0)] =
@@ -118,16 +145,26 @@ class BlockedWinogradKernel final : public Kernel {
     tiles_w_ = (g.ow + 1) / 2;
     tiles_h_ = (g.oh + 1) / 2;
     const int64_t tiles = tiles_w_ * tiles_h_;
-    const int64_t tile_bytes = kPositions * (c1_ + m1_) * kC0 * static_cast<int64_t>(sizeof(float));
+    const int64_t tile_bytes = positions_ * (c1_ + m1_) * kC0 * static_cast<int64_t>(sizeof(float));
     int64_t most = std::max(tile_pixels_, kJobBytes / tile_bytes);
     const int64_t want = num_threads() > 1 ? num_threads() * kMinJobsPerThread : 1;
     while (most > tile_pixels_ && g.n * ((tiles + most - 1) / most) < want) most = std::max(tile_pixels_, most / 2);
     job_tiles_ = even_part(tiles, std::min(most, tiles));
+    // U larger than L2 streams in again for every job: where that outweighs V and M of a whole image (written and
+    // read once), and those stay within kImageBytes, an image is one job, its steps split over the threads (Zen 4, 1
+    // thread: ResNet-50's 512 -> 512 on 7x7 2.09 -> 1.61 ms, 256 -> 256 on 14x14 1.15 -> 1.10; its stride-2 128 ->
+    // 128, V and M 5 MiB, 1.69 -> 2.29, so it keeps its jobs).
+    const int64_t u_bytes = positions_ * m1_ * block_floats_ * static_cast<int64_t>(sizeof(float));
+    const int64_t jobs = (tiles + job_tiles_ - 1) / job_tiles_, image_bytes = tiles * tile_bytes;
+    if (u_bytes > kJobBytes && jobs * u_bytes > 2 * image_bytes && image_bytes <= kImageBytes) {
+      job_tiles_ = tiles;
+      split_steps_ = num_threads() > 1;
+    }
   }
 
-  // M_t = V_t x U_t for the 16 positions of a job's `count` tiles: register tiles of equal size over the tiles,
+  // M_t = V_t x U_t for positions [t0, t1) of a job's `count` tiles: register tiles of equal size over the tiles,
   // tile_blocks_ output blocks at a time.
-  void multiply(const WinogradLines& v, int64_t count, const WinogradLines& m) const {
+  void multiply(const WinogradLines& v, int64_t count, const WinogradLines& m, int64_t t0, int64_t t1) const {
     static const int64_t kOrigin = 0;
     BlockedConvArgs a{};
     a.weight_block = block_floats_;
@@ -143,7 +180,7 @@ class BlockedWinogradKernel final : public Kernel {
     a.lo = -INFINITY;
     a.hi = INFINITY;
     const int64_t step = even_part(count, tile_pixels_);
-    for (int64_t t = 0; t < kPositions; ++t) {
+    for (int64_t t = t0; t < t1; ++t) {
       for (int64_t ob = 0; ob < m1_; ob += tile_blocks_) {
         const int64_t nb = std::min(tile_blocks_, m1_ - ob);
         a.weights = packed_.data() + (t * m1_ + ob) * block_floats_;
@@ -162,8 +199,9 @@ class BlockedWinogradKernel final : public Kernel {
   const BlockedWinogradTiles& transforms_;
   bool round_ = false, has_sum_ = false, clamps_ = false;
   float lo_ = 0, hi_ = 0;
-  int64_t c1_ = 0, m1_ = 0, block_floats_ = 0;
+  int64_t c1_ = 0, m1_ = 0, block_floats_ = 0, positions_ = 16;  // positions: of a transformed tile
   int64_t tiles_w_ = 0, tiles_h_ = 0, job_tiles_ = 1;
+  bool split_steps_ = false;  // one job per image, each step split over the threads
   int64_t tile_blocks_ = 1, tile_pixels_ = 1;
   PackedFloats packed_, bias_, zeros_;
 };
@@ -171,7 +209,8 @@ class BlockedWinogradKernel final : public Kernel {
 }  // namespace
 
 bool blocked_winograd_suits(const ConvGeometry& g) {
-  return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.group == 1 &&
+  const bool stride_fits = g.sh == 1 || (g.sh == 2 && 25 * g.c * g.m * int64_t{sizeof(float)} <= kMaxStride2Weights);
+  return g.kh == 3 && g.kw == 3 && stride_fits && g.sw == g.sh && g.dh == 1 && g.dw == 1 && g.group == 1 &&
          (g.oh + 1) / 2 * ((g.ow + 1) / 2) >= kMinTiles;
 }
 

@@ -11,8 +11,9 @@
 
 namespace ascendsim::kernels {
 
-// The transformed weights U = G g G^T of 3x3 weights [m][c][3][3] (no groups), per position t of a 4x4 tile an
-// m x c matrix: u[(t * m + o) * c + i]. Shared by the NCHW path below and the NC1HWC0 one (blocked_winograd.cpp).
+// The transformed weights U = G g G^T of 3x3 weights [m][c][3][3] (no groups), per position t of an n x n tile an
+// m x c matrix: u[(t * m + o) * c + i]; n = 4 for stride 1 (F(2x2, 3x3)), 5 for stride 2 (g.sh == 2: the
+// polyphase form of blocked_winograd.cpp). Shared by the NCHW path below and the NC1HWC0 one.
 std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights);
 
 class WinogradConv {

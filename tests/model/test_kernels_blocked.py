@@ -42,6 +42,8 @@ CONVS = [
     ((1, 48, 11, 11), (48, 48, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 3 blocks, 36 pixels
     ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 20, 2, 3), (36, 20, 5, 5), {"pads": [2, 2, 2, 2]}),                               # plane < window
+    # direct, border windows in place: 5x5 stride 2 has 24 window shapes on its borders (8 batches wait at once)
+    ((1, 16, 40, 38), (32, 16, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2]}),
     # padded, few border pixels: border patches (the default model's convs), the interior read in place
     ((1, 16, 40, 40), (32, 16, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
     ((2, 20, 36, 36), (72, 20, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),          # 5 blocks, 2 images
@@ -49,12 +51,14 @@ CONVS = [
     ((1, 16, 80, 80), (32, 16, 3, 3), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),  # windows in the pads: bias only
     ((1, 128, 30, 30), (32, 128, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # in place, input blocks in passes
     ((1, 80, 33, 33), (24, 80, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),    # the same, borders on every side
-    # 3x3 stride 1 on 16 tiles of 2x2 or more: Winograd F(2x2, 3x3) (blocked_winograd.cpp); patches past every side
+    # 3x3 stride 1 or 2 on 16 tiles of 2x2 or more: Winograd (blocked_winograd.cpp; the 3x3 stride-2 convs above
+    # with planes of 7x7 and more too); patches past every side
     ((1, 128, 28, 28), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}),                          # DenseNet's: jobs of 49 tiles
     ((3, 32, 16, 16), (48, 32, 3, 3), {"pads": [1, 1, 1, 1]}),                            # 3 images, 3 output blocks
     ((1, 20, 13, 11), (24, 20, 3, 3), {"pads": [2, 2, 2, 2]}),       # odd 15x13: half tiles; patches in the pads
     ((1, 16, 30, 31), (16, 16, 3, 3), {}),                                                # VALID, 28x29
     ((1, 64, 7, 9), (96, 64, 3, 3), {"pads": [1, 0, 0, 1]}),                              # asymmetric, 6 blocks
+    ((2, 32, 29, 27), (64, 32, 3, 3), {"pads": [1, 0, 2, 1], "strides": [2, 2]}),  # stride 2, odd, asymmetric
     ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
     ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),                  # framed
     ((2, 32, 12, 12), (32, 1, 3, 3), {"pads": [1, 1, 1, 1], "group": 32}),
