@@ -16,10 +16,12 @@
 // - border windows in place, when few pixels are on the border (a large plane) and there is no fused sum: the
 //   interior pixels' tiles read x in place, in runs of neighbours; a border pixel reads x in place too, over only
 //   the taps of its window inside x (their weights picked by weight_taps), in a tile of border pixels of the same
-//   window shape that writes a small buffer (holding the sums of the earlier passes, if any), scattered to the
-//   pixels' places. (The default model's 16 -> 32 3x3 stride-2 conv on 112x112: 136 -> ~125 us, the frame's
-//   copy of x being gone; windows gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for
-//   7% of the pixels.)
+//   window shape (batched per shape across rows) that writes a small buffer (holding the sums of the earlier
+//   passes, if any), scattered to the pixels' places. (Measured when the default model's 16 -> 32 3x3 stride-2
+//   conv on 112x112 ran here, before blocked_winograd.cpp took it: 136 -> ~125 us, the frame's copy of x being
+//   gone; windows gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for 7% of the pixels.)
+// Undilated 3x3 convs of stride 1 or 2 on planes of 16 tiles of 2x2 or more run by Winograd instead
+// (blocked_winograd.cpp, chosen in make_blocked_conv).
 // - else a zero-bordered frame: x copied once, so that every tap of every output pixel reads memory and any run
 //   of pixels shares a tile (rows included); a pass over x against the conv's KH x KW x M multiply-adds per
 //   input value.
@@ -56,13 +58,10 @@ constexpr int64_t kBorderFrameShare = 2;                   // border windows whe
 constexpr int64_t kWeightGroupBytes = int64_t{192} << 10;  // a group's packed weights: in L2 with the band
 constexpr int64_t kBandBytes = int64_t{128} << 10;        // a band's inputs
 constexpr int64_t kTileInputBytes = int64_t{8} << 10;     // a tile's window of the input blocks of one pass
-constexpr int64_t kBorderBatches = 8;                   // window shapes waiting at once (a 3x3's 8)
+constexpr int64_t kBorderBatches = 8;                   // window shapes waiting at once
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
-constexpr int64_t kMinJobsPerThread = 4;                  // jobs enough to even out the threads' shares
 // Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
 constexpr int64_t kFrameTapsPerColumn = 2;
-
-int64_t blocks_of(int64_t channels) { return (channels + kC0 - 1) / kC0; }
 
 class BlockedConvKernel final : public Kernel {
  public:
@@ -72,11 +71,10 @@ class BlockedConvKernel final : public Kernel {
     round_ = (spec.flags & kRoundInputsFp16) != 0;
     has_sum_ = spec.inputs.size() > 3;
     depthwise_ = g.group > 1;
-    c1_ = blocks_of(g.c);
-    m1_ = blocks_of(g.m);
+    c1_ = unit_blocks(g.c);
+    m1_ = unit_blocks(g.m);
     taps_ = g.kh * g.kw;
-    clamps_ = activation_bounds(act_, &lo_, &hi_);
-    if (!clamps_) lo_ = -__builtin_inff(), hi_ = __builtin_inff();  // the activation runs after the tiles
+    clamps_ = activation_bounds(act_, &lo_, &hi_);  // (else infinite bounds: the activation runs after the tiles)
     bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
     if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
     std::vector<float> rounded;
@@ -333,15 +331,21 @@ class BlockedConvKernel final : public Kernel {
         for (int64_t q = 0; q < border_count; ++q) std::copy_n(line(ob, q), kC0, placed(ob, q));
       batch.count = 0;
     };
-    // The batch of a window shape; when every batch holds another shape, the fullest is run and takes it.
+    // The batch of a window shape; else a new or an empty one; when every batch holds pixels of another shape, the
+    // fullest is run and takes it.
     auto batch_of = [&](const Window& w) -> Batch& {
-      for (int64_t b = 0; b < batch_count; ++b)
+      Batch* empty = batch_count < kBorderBatches ? &batches[batch_count] : nullptr;
+      for (int64_t b = 0; b < batch_count; ++b) {
         if (!(batches[b].shape != w)) return batches[b];
-      Batch* batch = batch_count < kBorderBatches ? &batches[batch_count++] : nullptr;
+        if (batches[b].count == 0) empty = &batches[b];
+      }
+      Batch* batch = empty;
       if (batch == nullptr) {
         batch = std::max_element(batches, batches + kBorderBatches,
                                  [](const Batch& l, const Batch& r) { return l.count < r.count; });
         flush_border(*batch);
+      } else if (batch == &batches[batch_count]) {
+        ++batch_count;
       }
       batch->shape = w;
       batch->count = 0;
@@ -525,7 +529,7 @@ class BlockedStemKernel final : public Kernel {
       : x_(spec.inputs[0]), act_(act), round_((spec.flags & kRoundInputsFp16) != 0) {
     std::vector<float> rounded;
     stem_ = std::make_unique<StemConv>(g, rounded_constant(weights, g.m * g.c * g.kh * g.kw, round_, &rounded), true);
-    bias_.assign(static_cast<size_t>(blocks_of(g.m) * kC0), 0.0f);
+    bias_.assign(static_cast<size_t>(unit_blocks(g.m) * kC0), 0.0f);
     if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
   }
 
@@ -557,7 +561,7 @@ std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* err
   const Attrs empty;
   const int64_t group = (spec.attrs ? *spec.attrs : empty).get_int("group", 1);
   const std::vector<int64_t> logical = nchw ? xd : std::vector<int64_t>{xd[0], wd[1] * group, xd[2], xd[3]};
-  if (!nchw && blocks_of(logical[1]) != xd[1])
+  if (!nchw && unit_blocks(logical[1]) != xd[1])
     return refuse(spec, error, "x " + dims_str(xd) + " does not hold the weight's " + std::to_string(logical[1]) + " channels");
   ConvGeometry g;
   if (!read_conv_geometry(spec, logical, wd, &g, error)) return nullptr;
@@ -568,7 +572,7 @@ std::unique_ptr<Kernel> make_blocked_conv(const NodeSpec& spec, std::string* err
     return refuse(spec, error, "group " + std::to_string(g.group) + " is neither 1 nor depthwise");
   if (g.group != 1 && g.kh * g.kw > kMaxDepthwiseTaps)
     return refuse(spec, error, "a depthwise window of more than " + std::to_string(kMaxDepthwiseTaps) + " taps");
-  if (!check_conv_operands(spec, g, {g.n, blocks_of(g.m), g.oh, g.ow, kC0}, error)) return nullptr;
+  if (!check_conv_operands(spec, g, {g.n, unit_blocks(g.m), g.oh, g.ow, kC0}, error)) return nullptr;
   const void* weights = spec.constant_data.size() > 1 ? spec.constant_data[1] : nullptr;
   const bool has_bias = spec.inputs.size() > 2 && (spec.present.size() <= 2 || spec.present[2]);
   const void* bias = has_bias && spec.constant_data.size() > 2 ? spec.constant_data[2] : nullptr;

@@ -14,9 +14,11 @@
 // 32 convs on 56x56, Zen 4: 2.2 ms direct against ~2.1 in onnxruntime's NCHWc); stride 2: 25 against 36, 1.44x.
 //
 // Work: jobs of (image, run of tiles in row-major order), sized so that V and M of a job stay in L2 and there are
-// jobs enough for the threads; a job runs its input transform, its 16 products and its output transform on one
-// thread, so V and M never cross cores. The bias, a fused sum and a Relu / Clip clamp are applied by the output
-// transform; any other activation runs over the output after the jobs.
+// jobs enough for the threads; a job runs its input transform, its products and its output transform on one
+// thread, so V and M never cross cores. Where U outgrows L2 (deep convs on small planes) and would stream in again
+// for every job, an image is one job whose three steps are each split over the threads instead. The bias, a fused
+// sum and a Relu / Clip clamp are applied by the output transform; any other activation, and the zeros of the
+// lanes past M, after the jobs.
 #include "kernels/blocked_winograd.h"
 
 #include <algorithm>
@@ -30,21 +32,20 @@
 #include "kernels/simd/blocked_conv_tiles.h"
 #include "kernels/simd/blocked_winograd_tiles.h"
 #include "kernels/thread_pool.h"
-#include "kernels/winograd.h"
+#include "kernels/winograd_weights.h"
 
 namespace ascendsim::kernels {
 namespace {
 
-constexpr int64_t kC0 = kUnit;
+constexpr int64_t kC0 = kUnit;  // channels of a block
 constexpr int64_t kJobBytes = int64_t{512} << 10;        // V + M of a job: in L2
 constexpr int64_t kImageBytes = int64_t{2} << 20;        // V + M of a whole image, at most, to make it one job
 // Stride 2: U (25 positions) of at most this many bytes; ResNet-50's 512 -> 512 on 14x14 -> 7x7 (26 MiB for 16
 // tiles) ran 4% slower than the direct tiles (Zen 4), its 256 -> 256 (6.5 MiB) 18% faster.
 constexpr int64_t kMaxStride2Weights = int64_t{16} << 20;
-constexpr int64_t kMinJobsPerThread = 4;                 // jobs enough to even out the threads' shares
-constexpr int64_t kMinTiles = 16;                        // fewer: the direct conv (measured in blocked_winograd_suits)
-
-int64_t blocks_of(int64_t channels) { return (channels + kC0 - 1) / kC0; }
+// Fewer 2x2 tiles: the direct tiles (a 7x7 plane, 16 tiles, still ran faster by Winograd: DenseNet-121's 128 -> 32
+// 34 -> 26 us, Zen 4; smaller planes were not measured). Mirrored by the compiler's WINOGRAD_MIN_TILES.
+constexpr int64_t kMinTiles = 16;
 
 class BlockedWinogradKernel final : public Kernel {
  public:
@@ -53,11 +54,10 @@ class BlockedWinogradKernel final : public Kernel {
       : x_(spec.inputs[0]), g_(g), act_(act), conv_tiles_(blocked_conv_tiles()), transforms_(blocked_winograd_tiles()) {
     round_ = (spec.flags & kRoundInputsFp16) != 0;
     has_sum_ = spec.inputs.size() > 3;
-    c1_ = blocks_of(g.c);
-    m1_ = blocks_of(g.m);
+    c1_ = unit_blocks(g.c);
+    m1_ = unit_blocks(g.m);
     positions_ = g.sh == 2 ? 25 : 16;
-    clamps_ = activation_bounds(act_, &lo_, &hi_);
-    if (!clamps_) lo_ = -INFINITY, hi_ = INFINITY;  // the activation runs after the jobs
+    clamps_ = activation_bounds(act_, &lo_, &hi_);  // (else infinite bounds: the activation runs after the jobs)
     bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
     if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
     zeros_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
@@ -67,7 +67,8 @@ class BlockedWinogradKernel final : public Kernel {
   }
 
   std::string path() const override {
-    return std::string("NC1HWC0 Winograd F(2x2, 3x3)") + (g_.sh == 2 ? " stride 2, " : ", ") + std::to_string(job_tiles_) + " tiles a job, products in tiles " +
+    return std::string("NC1HWC0 Winograd F(2x2, 3x3)") + (g_.sh == 2 ? " stride 2, " : ", ") +
+           std::to_string(job_tiles_) + " tiles a job" + (split_steps_ ? ", steps split" : "") + ", products in tiles " +
            std::to_string(tile_pixels_) + " x " + std::to_string(tile_blocks_ * kC0) + " of " + conv_tiles_.shape;
   }
 
@@ -111,9 +112,9 @@ class BlockedWinogradKernel final : public Kernel {
         }
       });
     }
-    // Lanes past M are zero after a clamp only if it keeps 0; an activation that is not a clamp runs here.
-    const bool pad_lanes = g.m % kC0 != 0 && (lo_ > 0.0f || hi_ < 0.0f);
-    if (clamps_ && !pad_lanes) return;
+    // Lanes past M hold sums of zero weights: zeros, but NaN where an input is infinite, and the clamp's bound where
+    // it excludes 0. An activation that is not a clamp runs here.
+    if (clamps_ && g.m % kC0 == 0) return;
     parallel_for(g.n * m1_, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         float* at = out + b * out_plane;
@@ -132,7 +133,7 @@ class BlockedWinogradKernel final : public Kernel {
     for (int64_t t = 0; t < positions_; ++t)
       for (int64_t o = 0; o < g.m; ++o)
         for (int64_t i = 0; i < g.c; ++i)
-          packed_[static_cast<size_t>((t * m1_ + o / kC0) * block_floats_ + (i / kC0 * kC0 + i % kC0) * kC0 + o % kC0)] =
+          packed_[static_cast<size_t>((t * m1_ + o / kC0) * block_floats_ + i * kC0 + o % kC0)] =
               u[static_cast<size_t>((t * g.m + o) * g.c + i)];
   }
 
@@ -175,10 +176,8 @@ class BlockedWinogradKernel final : public Kernel {
     a.in_blocks = c1_;
     a.in_block_stride = v.block_stride;
     a.accumulate = false;
-    a.last = true;
+    a.last = false;  // (plain stores: the bias, a fused sum and the clamp wait for the output transform)
     a.out_block_stride = m.block_stride;
-    a.lo = -INFINITY;
-    a.hi = INFINITY;
     const int64_t step = even_part(count, tile_pixels_);
     for (int64_t t = t0; t < t1; ++t) {
       for (int64_t ob = 0; ob < m1_; ob += tile_blocks_) {

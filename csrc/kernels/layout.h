@@ -9,4 +9,7 @@ namespace ascendsim::kernels {
 constexpr int64_t kUnit = 16;        // floats of a layout unit
 constexpr int64_t kL1Floats = 8192;  // floats in a 32 KiB L1 data cache (the prefetch decisions' yardstick)
 
+// Units of 16 that hold `channels` (an NC1HWC0 tensor's C1).
+constexpr int64_t unit_blocks(int64_t channels) { return (channels + kUnit - 1) / kUnit; }
+
 }  // namespace ascendsim::kernels

@@ -15,6 +15,10 @@ namespace ascendsim::kernels {
 // Threads a parallel region may use (the pool's workers + the caller), >= 1.
 int num_threads();
 
+// Jobs per thread that a kernel cutting its work into jobs of equal cost aims for, at least: enough to even out
+// the threads' shares when one runs late.
+constexpr int64_t kMinJobsPerThread = 4;
+
 // A non-owning reference to a callable fn(begin, end), valid while the region runs.
 struct ChunkFn {
   void* object;

@@ -11,11 +11,6 @@
 
 namespace ascendsim::kernels {
 
-// The transformed weights U = G g G^T of 3x3 weights [m][c][3][3] (no groups), per position t of an n x n tile an
-// m x c matrix: u[(t * m + o) * c + i]; n = 4 for stride 1 (F(2x2, 3x3)), 5 for stride 2 (g.sh == 2: the
-// polyphase form of blocked_winograd.cpp). Shared by the NCHW path below and the NC1HWC0 one.
-std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights);
-
 class WinogradConv {
  public:
   // Whether g (with float32 constant weights) takes this path: 3x3, stride 1, dilation 1, no groups, and

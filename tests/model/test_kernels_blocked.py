@@ -1,8 +1,8 @@
 """The NC1HWC0 kernels (csrc/kernels/blocked_conv.cpp, transdata_kernel.cpp) through the kernel driver, once per
 kernel variant this CPU runs, against onnxruntime's NCHW Conv: dense and depthwise convs over strides, dilations,
 pads (asymmetric, VALID), planes smaller than the window, channel counts that leave a block part-filled, input
-blocks summed in several passes, the fused sum and every activation, 3x3 stride-1 convs by Winograd; the lanes
-past the channels are zero in every output (the layout pass relies on it), bit for bit."""
+blocks summed in several passes, the fused sum and every activation, 3x3 convs of stride 1 and 2 by Winograd; the
+lanes past the channels are zero in every output (the layout pass relies on it), bit for bit."""
 
 from __future__ import annotations
 
@@ -34,30 +34,32 @@ CONVS = [
     ((1, 64, 14, 14), (32, 64, 1, 1), {"strides": [2, 2]}),                                # downsample
     ((1, 512, 4, 4), (20, 512, 1, 1), {}),                                                 # input blocks in passes
     ((1, 32, 7, 7), (80, 32, 1, 1), {}),                              # 5 blocks: tiles of 4 and 1; 49 pixels
-    ((1, 40, 9, 9), (56, 40, 3, 3), {"pads": [1, 1, 1, 1]}),          # 4 blocks, the last part-filled
+    ((1, 40, 9, 9), (56, 40, 3, 3), {"pads": [1, 1, 1, 1]}),          # 4 blocks, the last part-filled (Winograd)
     ((1, 96, 7, 7), (200, 96, 1, 1), {}),                             # 13 blocks in groups of whole tiles
     ((1, 64, 6, 6), (320, 64, 1, 1), {}),                   # 20 blocks in groups of 2 and 3 tiles, group-major jobs
     ((1, 64, 8, 8), (320, 64, 1, 1), {}),                   # group-major in runs of bands, one per thread (2 threads)
-    ((1, 32, 9, 9), (320, 32, 3, 3), {"pads": [1, 1, 1, 1]}),  # groups of 1, 2 and 2 tiles, borders in place
+    ((1, 32, 9, 9), (320, 32, 5, 5), {"pads": [2, 2, 2, 2]}),  # groups of 1, 2 and 2 tiles (5x5: direct)
     ((1, 48, 11, 11), (48, 48, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 3 blocks, 36 pixels
     ((1, 256, 5, 5), (16, 256, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 20, 2, 3), (36, 20, 5, 5), {"pads": [2, 2, 2, 2]}),                               # plane < window
-    # direct, border windows in place: 5x5 stride 2 has 24 window shapes on its borders (8 batches wait at once)
-    ((1, 16, 40, 38), (32, 16, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2]}),
-    # padded, few border pixels: border patches (the default model's convs), the interior read in place
+    # direct, border windows in place: 5x5 stride 2 with pads 4 has 24 window shapes on its borders, more than the
+    # 8 batches that wait at once; a dilated 3x3 in place and in passes of input blocks (sums staged between them)
+    ((1, 16, 200, 200), (16, 16, 5, 5), {"pads": [4, 4, 4, 4], "strides": [2, 2]}),
+    ((1, 64, 60, 60), (24, 64, 3, 3), {"pads": [2, 2, 2, 2], "dilations": [2, 2], "strides": [2, 2]}),
+    # padded 3x3 stride 2 on planes of 16 tiles or more: Winograd's polyphase form (blocked_winograd.cpp); the
+    # dilated one the direct tiles, in place
     ((1, 16, 40, 40), (32, 16, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
     ((2, 20, 36, 36), (72, 20, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),          # 5 blocks, 2 images
     ((1, 24, 48, 50), (40, 24, 3, 3), {"pads": [2, 0, 1, 2], "dilations": [2, 1], "strides": [2, 2]}),  # every side
     ((1, 16, 80, 80), (32, 16, 3, 3), {"pads": [3, 3, 3, 3], "strides": [2, 2]}),  # windows in the pads: bias only
-    ((1, 128, 30, 30), (32, 128, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # in place, input blocks in passes
-    ((1, 80, 33, 33), (24, 80, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),    # the same, borders on every side
-    # 3x3 stride 1 or 2 on 16 tiles of 2x2 or more: Winograd (blocked_winograd.cpp; the 3x3 stride-2 convs above
-    # with planes of 7x7 and more too); patches past every side
+    ((1, 128, 30, 30), (32, 128, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),  # 8 input blocks
+    ((1, 80, 33, 33), (24, 80, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),    # patches past every side
+    # 3x3 stride 1 or 2 on 16 tiles of 2x2 or more: Winograd (blocked_winograd.cpp); patches past every side
     ((1, 128, 28, 28), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}),                          # DenseNet's: jobs of 49 tiles
     ((3, 32, 16, 16), (48, 32, 3, 3), {"pads": [1, 1, 1, 1]}),                            # 3 images, 3 output blocks
     ((1, 20, 13, 11), (24, 20, 3, 3), {"pads": [2, 2, 2, 2]}),       # odd 15x13: half tiles; patches in the pads
     ((1, 16, 30, 31), (16, 16, 3, 3), {}),                                                # VALID, 28x29
-    ((1, 64, 7, 9), (96, 64, 3, 3), {"pads": [1, 0, 0, 1]}),                              # asymmetric, 6 blocks
+    ((1, 64, 9, 9), (96, 64, 3, 3), {"pads": [1, 0, 0, 1]}),                              # asymmetric, 6 blocks
     ((2, 32, 29, 27), (64, 32, 3, 3), {"pads": [1, 0, 2, 1], "strides": [2, 2]}),  # stride 2, odd, asymmetric
     ((1, 40, 15, 15), (40, 1, 5, 5), {"pads": [2, 2, 2, 2], "strides": [2, 2], "group": 40}),
     ((1, 24, 9, 9), (24, 1, 7, 7), {"pads": [3, 3, 3, 3], "group": 24}),                  # framed
@@ -128,6 +130,17 @@ def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, *
         y = ref(y)
     got = _blocked_conv(driver, tmp_path, x, w, b, attrs={**attrs, **extra}, total=total)
     _check(got, y.astype(np.float32))
+
+
+def test_winograd_keeps_the_lanes_past_the_channels_zero_when_an_input_is_infinite(driver: Driver,
+                                                                                    tmp_path: Path) -> None:
+    """24 output channels: the last block's 8 spare lanes sum zero weights times the transformed inputs, NaN where an
+    input is infinite; they must stay 0 (a following conv would spread NaN into every channel)."""
+    x = RNG.standard_normal((1, 16, 9, 9)).astype(np.float32)
+    x[0, 3, 4, 4] = np.inf
+    w, b = RNG.standard_normal((24, 16, 3, 3)).astype(np.float32), RNG.standard_normal(24).astype(np.float32)
+    got = _blocked_conv(driver, tmp_path, x, w, b, attrs={"pads": [1, 1, 1, 1], "activation": "Relu"})
+    assert not got[:, 1, :, :, 8:].any(), "the lanes past the channels must be zero"
 
 
 # Stems: an NCHW image of a few channels in, NC1HWC0 out (the few-channel direct conv's blocked tiles).

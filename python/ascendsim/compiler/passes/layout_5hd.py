@@ -84,7 +84,8 @@ def _blocked_kernels_pay() -> bool:
 def conv_kind(node: Node) -> str | None:
     """The class of a Conv the blocked kernel takes (_takes), for layout_5hd_regions.py: "depthwise";
     "strided" (dense, stride above 1); "winograd" (dense 3x3 stride 1 with 16 channels or more each side, on a
-    plane of WINOGRAD_MIN_TILES 2x2 tiles or more: the blocked kernel's Winograd path); "dense" for the rest."""
+    plane of WINOGRAD_MIN_TILES 2x2 tiles or more: the blocked kernel's Winograd path, which it also runs on fewer
+    channels, then counted "dense"); "dense" for the rest."""
     if not _takes(node):
         return None
     x, w = node.inputs[0], node.inputs[1]
