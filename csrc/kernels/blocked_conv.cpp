@@ -20,11 +20,11 @@
 //   passes, if any), scattered to the pixels' places. (Measured when the default model's 16 -> 32 3x3 stride-2
 //   conv on 112x112 ran here, before blocked_winograd.cpp took it: 136 -> ~125 us, the frame's copy of x being
 //   gone; windows gathered into patches, zeros included, then cost 10% of its 32 -> 64 conv for 7% of the pixels.)
-// Undilated 3x3 convs of stride 1 or 2 on planes of 16 tiles of 2x2 or more run by Winograd instead
-// (blocked_winograd.cpp, chosen in make_blocked_conv).
 // - else a zero-bordered frame: x copied once, so that every tap of every output pixel reads memory and any run
 //   of pixels shares a tile (rows included); a pass over x against the conv's KH x KW x M multiply-adds per
 //   input value.
+// Undilated 3x3 convs of stride 1 or 2 on planes of 16 tiles of 2x2 or more run by Winograd instead
+// (blocked_winograd.cpp, chosen in make_blocked_conv).
 //
 // Depthwise: per (image, block, band of rows), each output row's interior pixels (every tap inside x) as runs
 // of tiles, its border pixels one by one with their valid taps only; a fused sum and its clamp follow per row.

@@ -12,14 +12,14 @@ between grouped ones do not (two TransData for one conv).
 
 The dense 3x3 stride-1 convs ("winograd") win too, on every variant: the blocked kernel runs them by Winograd
 F(2x2, 3x3) on planes of 16 tiles or more (blocked_winograd.cpp; strided 3x3 convs too, in a polyphase form),
-1.7-2.2x faster than its direct tiles and
-faster than the NCHW Winograd kernel with no TransData around them (Zen 4, 1 thread: ResNet-50's 256 -> 256 on
-14x14 1.01 ms against 1.27 NCHW, 64 -> 64 on 56x56 1.11 against 1.17; ResNet-50 all blocked 3.5% faster at 1
-thread and 7% at 2 than with its 3x3 convs on NCHW Winograd, and with the AVX2 variant forced 7%; DenseNet-121
-18-20% faster, with AVX2 16%). Before it (direct tiles only) they stayed on NCHW Winograd and split ResNet-50's
-regions. With AVX-512 the direct tiles reach 64 output channels (6 pixels x 4 blocks) and dense 1x1 convs win as
-well (Zen 5: ResNet-50 with its 1x1 and strided convs blocked 0.95 against 0.98x onnxruntime at 1 thread and 1.06
-against 1.20x at 2), so there "dense" joins the winning classes (winning_classes).
+1.7-2.2x faster than its direct tiles and faster than the NCHW Winograd kernel with no TransData around them (Zen
+4, 1 thread: ResNet-50's 256 -> 256 on 14x14 1.01-1.10 ms against 1.27 NCHW, 64 -> 64 on 56x56 1.11 against 1.17;
+ResNet-50 all blocked 3.5% faster at 1 thread and 7% at 2 than with its 3x3 convs on NCHW Winograd, and with the
+AVX2 variant forced 7%; DenseNet-121 18-20% faster, with AVX2 16%). Before it (direct tiles only) they stayed on
+NCHW Winograd and split ResNet-50's regions. With AVX-512 the direct tiles reach 64 output channels (6 pixels x 4
+blocks) and dense 1x1 convs win as well (Zen 5: ResNet-50 with its 1x1 and strided convs blocked 0.95 against
+0.98x onnxruntime at 1 thread and 1.06 against 1.20x at 2), so there "dense" joins the winning classes
+(winning_classes).
 """
 
 from __future__ import annotations
