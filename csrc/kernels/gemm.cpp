@@ -27,8 +27,8 @@ constexpr int64_t kSplitOutput = 32768;          // and its largest C (floats): 
 constexpr int64_t kDeepProduct = 384;            // a wide product deeper than this runs in depth slices
 constexpr int64_t kDepthSlice = 256;             // of this many rows of B (16 KiB of a 16-column block)
 constexpr int64_t kMaxRun = 8;                   // most adjacent column blocks of a shallow wide product per call
-// PackedColumns: the packed panels a column tile runs over together, at most (in L2 while A's rows pass: 4 panels
-// of a 3072-deep B, 768 KiB, ran 197 x 3072 x 768 10% slower than 2 on a Zen 5's 1 MiB L2).
+// PackedColumns: the bytes of packed panels that a column tile runs over in one depth slice, at most (in L2 while
+// A's rows pass: 4 panels of a 3072-deep B, 768 KiB, ran 197 x 3072 x 768 10% slower than 2 on a Zen 5's 1 MiB L2).
 constexpr int64_t kColumnGroupBytes = int64_t{512} << 10;
 
 // The grain of `items` equal work items of `flops` multiply-adds each: one run per thread (equal items
@@ -259,9 +259,13 @@ void PackedMatrix::wide_columns(const float* b, int64_t ldb, int64_t n, int64_t 
 
 // ---- PackedColumns ---------------------------------------------------------------------------------------
 // C = A * B with B packed at construction into 16-column panels (k-major), on the active variant's column
-// tiles (simd/gemm_tiles.h: the wide tile with the roles of the operands exchanged, over up to column_panels
-// adjacent panels). Groups of panels are the outer loop, so B, the large operand (a transformer's weights),
-// streams from memory once while A (the activations) stays in L2; threads take runs of groups.
+// tiles (simd/gemm_tiles.h: the wide tile with the roles of the operands exchanged, over the variant's
+// column_panels adjacent panels). Groups of panels are the outer loop, so B, the large operand (a transformer's
+// weights), streams from memory once while A (the activations) stays in L2; threads take runs of groups. A group
+// deeper than kColumnGroupBytes allows runs in depth slices (the first from the bias, the others adding to C's
+// columns, which stay in cache), so that deep products keep the widest tile: ViT-B/16's 197 x 3072 x 768 MLP
+// product had run 2 panels a tile (12 x 32) to keep its 3072-deep group in L2, 10.3 ms on a Zen 4; as 2 slices of
+// 4 panels (6 x 64) 8.3 ms, as fast as 4 unsliced panels there (which a Zen 5 ran 10% slower).
 PackedColumns::PackedColumns(const float* b, int64_t k, int64_t n, int64_t ldb)
     : k_(k), n_(n), panels_(static_cast<size_t>((n + kUnit - 1) / kUnit * kUnit * k), 0.0f) {
   for (int64_t kk = 0; kk < k; ++kk)
@@ -273,16 +277,22 @@ void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float
                              int64_t ldc) const {
   if (m <= 0 || n_ <= 0) return;
   const GemmTiles& tiles = gemm_tiles();
-  // Panels per tile: as many as the variant takes while a group's panels stay in L2 with A's rows passing by.
-  const int64_t panel_bytes = k_ * kUnit * static_cast<int64_t>(sizeof(float));
-  const int64_t panels = (n_ + kUnit - 1) / kUnit, per_tile = std::clamp<int64_t>(kColumnGroupBytes / panel_bytes, 1, tiles.column_panels);
+  const int64_t panels = (n_ + kUnit - 1) / kUnit, per_tile = std::min<int64_t>(panels, tiles.column_panels);
   const int64_t groups = (panels + per_tile - 1) / per_tile;  // the tiles' groups of adjacent panels
+  // Depth slices of equal size in which a group's panels take at most kColumnGroupBytes.
+  const int64_t slice_floats = kColumnGroupBytes / static_cast<int64_t>(sizeof(float)) / (per_tile * kUnit);
+  const int64_t slices = (k_ + slice_floats - 1) / slice_floats, depth = (k_ + slices - 1) / slices;
+  // Slice k0 of group g: the first starts from the bias, the others add to C, the last clamps.
+  auto slice = [&](int64_t g, int64_t k0) {
+    const int64_t k1 = std::min(k_, k0 + depth), p = g * per_tile, count = std::min(per_tile, panels - p), j0 = p * kUnit;
+    const bool last = k1 == k_;
+    tiles.columns(a + k0, lda, m, k1 - k0, panels_.data() + p * k_ * kUnit + k0 * kUnit, k_ * kUnit, count,
+                  bias != nullptr ? bias + j0 : nullptr, k0 > 0, last ? lo : -__builtin_inff(), last ? hi : __builtin_inff(),
+                  c + j0, ldc, std::min(kUnit, n_ - (p + count - 1) * kUnit));
+  };
   parallel_for(groups, even_grain(groups, m * k_ * kUnit * per_tile), [&](int64_t g0, int64_t g1) {
-    for (int64_t g = g0; g < g1; ++g) {
-      const int64_t p = g * per_tile, count = std::min(per_tile, panels - p), j0 = p * kUnit;
-      tiles.columns(a, lda, m, k_, panels_.data() + p * k_ * kUnit, k_ * kUnit, count,
-                    bias != nullptr ? bias + j0 : nullptr, lo, hi, c + j0, ldc, std::min(kUnit, n_ - (p + count - 1) * kUnit));
-    }
+    for (int64_t g = g0; g < g1; ++g)
+      for (int64_t k0 = 0; k0 < k_; k0 += depth) slice(g, k0);
   });
 }
 

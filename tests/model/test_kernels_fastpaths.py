@@ -289,8 +289,10 @@ PACKED_MATMULS = [  # B a float32 constant without batch dims: packed at build i
     {"a": (5, 24), "b": (24, 16), "bias": (5, 1), "act": None},                # a column bias: added after
     {"a": (7, 300), "b": (300, 129), "act": "HardSwish"},                      # no bias, epilogue after
     {"a": (3, 4, 9, 20), "b": (20, 33)},                                       # two batch dims
-    {"a": (13, 3000), "b": (3000, 50), "bias": (50,), "act": "Relu"},          # deep: tiles of 2 panels (L2)
-    {"a": (3, 9000), "b": (9000, 20)},                                         # deeper: one panel a tile
+    # deep products run in depth slices (the bias first, the clamp last): AVX-512 2 slices of 4 panels (tails of 2
+    # columns), AVX2 and NEON one slice, 9000-deep 2 (1 panel) or 3 (2 panels) slices
+    {"a": (13, 3000), "b": (3000, 50), "bias": (50,), "act": "Relu"},
+    {"a": (3, 9000), "b": (9000, 20), "bias": (20,), "act": "Clip"},
 ]
 
 

@@ -266,14 +266,18 @@ void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float*
 // columns stored): kRows x kPanels x kU accumulators from the bias over the depth, then the clamp.
 template <int kRows, int kPanels>
 ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, int64_t panel_stride,
-                                  const vf* bias, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
-  vf acc[kRows][kPanels][kU];  // started from the bias (set element by element, not zeroed: see wide_rows)
+                                  const vf* bias, bool accumulate, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+  vf acc[kRows][kPanels][kU];  // started from the bias or C (set element by element, not zeroed: see wide_rows)
   ASCENDSIM_UNROLL_TILE
   for (int r = 0; r < kRows; ++r)
     ASCENDSIM_UNROLL_TILE
     for (int p = 0; p < kPanels; ++p)
       ASCENDSIM_UNROLL_TILE
-      for (int u = 0; u < kU; ++u) acc[r][p][u] = bias[p * kU + u];
+      for (int u = 0; u < kU; ++u) {
+        const int64_t width = (p + 1 < kPanels ? kUnit : cols) - u * kW;
+        acc[r][p][u] = !accumulate ? bias[p * kU + u]
+                       : width > 0 ? load_first(c + r * ldc + p * kUnit + u * kW, imin(kW, width)) : vf{};
+      }
   for (int64_t kk = 0; kk < k; ++kk) {
     vf bv[kPanels][kU];
     ASCENDSIM_UNROLL_TILE
@@ -300,12 +304,13 @@ ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const 
 // The last rows (fewer than the tile's) with a tile of their exact height, so that it stays in registers.
 template <int kRows, int kPanels>
 ASCENDSIM_INLINE void column_tail(int64_t rows, const float* a, int64_t lda, int64_t k, const float* bp,
-                                  int64_t panel_stride, const vf* bias, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {
+                                  int64_t panel_stride, const vf* bias, bool accumulate, vf lo, vf hi, float* c,
+                                  int64_t ldc, int64_t cols) {
   if constexpr (kRows > 0) {
     if (rows == kRows) {
-      column_rows<kRows, kPanels>(a, lda, k, bp, panel_stride, bias, lo, hi, c, ldc, cols);
+      column_rows<kRows, kPanels>(a, lda, k, bp, panel_stride, bias, accumulate, lo, hi, c, ldc, cols);
     } else {
-      column_tail<kRows - 1, kPanels>(rows, a, lda, k, bp, panel_stride, bias, lo, hi, c, ldc, cols);
+      column_tail<kRows - 1, kPanels>(rows, a, lda, k, bp, panel_stride, bias, accumulate, lo, hi, c, ldc, cols);
     }
   }
 }
@@ -313,11 +318,11 @@ ASCENDSIM_INLINE void column_tail(int64_t rows, const float* a, int64_t lda, int
 // All m rows of kPanels panels (the call's last group may have fewer than kColumnPanels).
 template <int kPanels>
 ASCENDSIM_INLINE void column_panels(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp,
-                                    int64_t panel_stride, int64_t panels, const float* bias, float lo, float hi,
-                                    float* c, int64_t ldc, int64_t cols) {
+                                    int64_t panel_stride, int64_t panels, const float* bias, bool accumulate, float lo,
+                                    float hi, float* c, int64_t ldc, int64_t cols) {
   if constexpr (kPanels > 1) {
     if (panels < kPanels)
-      return column_panels<kPanels - 1>(a, lda, m, k, bp, panel_stride, panels, bias, lo, hi, c, ldc, cols);
+      return column_panels<kPanels - 1>(a, lda, m, k, bp, panel_stride, panels, bias, accumulate, lo, hi, c, ldc, cols);
   }
   const int64_t width = (kPanels - 1) * kUnit + cols;
   vf b[kPanels * kU];  // the bias by vectors, zero past the width (no zeroed array: see test_kernel_spills.py)
@@ -330,14 +335,15 @@ ASCENDSIM_INLINE void column_panels(const float* a, int64_t lda, int64_t m, int6
   constexpr int kRows = kColumnRowsFor[kPanels];
   int64_t r0 = 0;
   for (; r0 + kRows <= m; r0 += kRows)
-    column_rows<kRows, kPanels>(a + r0 * lda, lda, k, bp, panel_stride, b, vlo, vhi, c + r0 * ldc, ldc, cols);
-  column_tail<kRows - 1, kPanels>(m - r0, a + r0 * lda, lda, k, bp, panel_stride, b, vlo, vhi, c + r0 * ldc, ldc,
-                                        cols);
+    column_rows<kRows, kPanels>(a + r0 * lda, lda, k, bp, panel_stride, b, accumulate, vlo, vhi, c + r0 * ldc, ldc,
+                                cols);
+  column_tail<kRows - 1, kPanels>(m - r0, a + r0 * lda, lda, k, bp, panel_stride, b, accumulate, vlo, vhi,
+                                  c + r0 * ldc, ldc, cols);
 }
 
 void columns(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, int64_t panel_stride, int64_t panels,
-             const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols) {
-  column_panels<kColumnPanels>(a, lda, m, k, bp, panel_stride, panels, bias, lo, hi, c, ldc, cols);
+             const float* bias, bool accumulate, float lo, float hi, float* c, int64_t ldc, int64_t cols) {
+  column_panels<kColumnPanels>(a, lda, m, k, bp, panel_stride, panels, bias, accumulate, lo, hi, c, ldc, cols);
 }
 
 }  // namespace

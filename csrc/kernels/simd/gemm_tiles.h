@@ -45,10 +45,11 @@ struct GemmTiles {
   void (*wide)(const float* panels, int64_t pitch, int64_t m, int64_t k, const float* b, int64_t ldb,
                const GemmEpilogue& e, bool accumulate, float* c, int64_t ldc, int64_t blocks, int64_t cols);
   // C (m x w) = A (m x k, row pitch lda, read in place) * `panels` (<= column_panels) adjacent panels of B
-  // (each k x kUnit, k-major, panel_stride floats apart), then + bias[column] (when not null) and clamped to
-  // [lo, hi]; w = (panels - 1) * kUnit + cols (cols <= kUnit).
+  // (each k x kUnit, k-major, panel_stride floats apart), then + C (when `accumulate`) or + bias[column] (when
+  // not null), clamped to [lo, hi]; w = (panels - 1) * kUnit + cols (cols <= kUnit).
   void (*columns)(const float* a, int64_t lda, int64_t m, int64_t k, const float* bp, int64_t panel_stride,
-                  int64_t panels, const float* bias, float lo, float hi, float* c, int64_t ldc, int64_t cols);
+                  int64_t panels, const float* bias, bool accumulate, float lo, float hi, float* c, int64_t ldc,
+                  int64_t cols);
 };
 
 // The active variant's table (kernels/isa.h).
