@@ -41,7 +41,7 @@ def test_stages_in_ge_order_with_the_default_passes() -> None:
     assert STAGE_NAMES == ("prepare", "optimize_original", "stage1", "stage2", "build")
     assert MAX_ITERATIONS == 25
     assert [p.name for p in passes_of("optimize_original")] == [
-        "constant_folding", "noop_removal", "common_subexpression_elimination", "conv_bn_folding",
+        "constant_folding", "noop_removal", "transpose_to_reshape", "common_subexpression_elimination", "conv_bn_folding",
         "dead_code_elimination"]
     assert next(p.name for p in passes_of("stage1")) == "epilogue_fusion"
     assert [p.name for p in passes_of("stage2")] == ["nc1hwc0_layout", "batch_norm_activation_fusion",
@@ -62,7 +62,7 @@ def test_report_counts_times_and_formats() -> None:
                   "OptimizeGraphBeforeBuild", "conv_bn_folding: BatchNormalization folded 3", "14 -> 7 nodes"):
         assert title in text
     data = report.to_dict()
-    assert data["nodes_before"] == 14 and data["stages"][1]["passes"][3]["stats"] == {"BatchNormalization folded": 3}
+    assert data["nodes_before"] == 14 and data["stages"][1]["passes"][4]["stats"] == {"BatchNormalization folded": 3}
 
 
 def test_disabled_passes_do_not_run() -> None:

@@ -4,8 +4,8 @@
 (`report.format()` is the GE-style log). Default pipeline (stage: passes in order):
 
 - prepare: infer_shape
-- optimize_original (to a fixed point): constant_folding, noop_removal, common_subexpression_elimination,
-  conv_bn_folding, dead_code_elimination
+- optimize_original (to a fixed point): constant_folding, noop_removal, transpose_to_reshape,
+  common_subexpression_elimination, conv_bn_folding, dead_code_elimination
 - stage1 (to a fixed point): epilogue_fusion (pattern rules), user pattern fusions (order 50 by default)
 - stage2: nc1hwc0_layout (conv chains in NC1HWC0, layout_5hd.py), elementwise_fusion
 - build: prune, topological_sort
@@ -27,6 +27,7 @@ from . import (  # the pass modules register themselves on import
     layout_5hd,
     noop_removal,
     topological_sort,
+    transpose_reshape,
 )
 from .manager import MAX_ITERATIONS, REGISTRY, STAGE_NAMES, STAGES, PassManager, passes_of, register_pass
 from .pattern import Emit, Match, Op, Pat, PatternList, Rule, apply_rules, match, register_fusion_pass
@@ -63,4 +64,5 @@ __all__ = [
     "register_fusion_pass",
     "register_pass",
     "topological_sort",
+    "transpose_reshape",
 ]
