@@ -281,7 +281,9 @@ void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float
   const int64_t groups = (panels + per_tile - 1) / per_tile;  // the tiles' groups of adjacent panels
   // Depth slices of equal size in which a group's panels take at most kColumnGroupBytes.
   const int64_t slice_floats = kColumnGroupBytes / static_cast<int64_t>(sizeof(float)) / (per_tile * kUnit);
-  const int64_t slices = (k_ + slice_floats - 1) / slice_floats, depth = (k_ + slices - 1) / slices;
+  // (A product of depth 0 runs one empty slice, which writes the bias.)
+  const int64_t slices = std::max<int64_t>(1, (k_ + slice_floats - 1) / slice_floats);
+  const int64_t depth = std::max<int64_t>(1, (k_ + slices - 1) / slices), end = std::max<int64_t>(1, k_);
   // Slice k0 of group g: the first starts from the bias, the others add to C, the last clamps.
   auto slice = [&](int64_t g, int64_t k0) {
     const int64_t k1 = std::min(k_, k0 + depth), p = g * per_tile, count = std::min(per_tile, panels - p), j0 = p * kUnit;
@@ -292,7 +294,7 @@ void PackedColumns::multiply(const float* a, int64_t lda, int64_t m, const float
   };
   parallel_for(groups, even_grain(groups, m * k_ * kUnit * per_tile), [&](int64_t g0, int64_t g1) {
     for (int64_t g = g0; g < g1; ++g)
-      for (int64_t k0 = 0; k0 < k_; k0 += depth) slice(g, k0);
+      for (int64_t k0 = 0; k0 < end; k0 += depth) slice(g, k0);
   });
 }
 

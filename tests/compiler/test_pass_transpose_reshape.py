@@ -6,7 +6,9 @@ import pytest
 from onnx import helper
 from test_pass_helpers import ModelBuilder, optimize
 
+from ascendsim.compiler.ir import DType, Graph
 from ascendsim.compiler.memory import plan_memory
+from ascendsim.compiler.passes.transpose_reshape import moves_only_unit_axes
 
 
 @pytest.mark.parametrize(("shape", "perm"), [
@@ -50,3 +52,11 @@ def test_the_reshape_writes_a_graph_output() -> None:
     assert out.name == "result" and out.shape == (6, 1, 4) and out.producer is not None
     assert out.producer.op_type == "Reshape"
     optimized.assert_equivalent()
+
+
+@pytest.mark.parametrize("perm", [[1, 1, 2], [0, 1], [0, 1, 3], [-1, 0, 1]])
+def test_a_perm_that_is_not_a_permutation_is_left_alone(perm: list[int]) -> None:
+    graph = Graph()
+    x = graph.value("x", DType.FLOAT, (1, 5, 8))
+    node = graph.add_node("Transpose", [x], attrs={"perm": perm})
+    assert not moves_only_unit_axes(node)

@@ -1,7 +1,7 @@
 // Register tiles of the packed products (see gemm_tiles.h; gemm.cpp decides which runs and shares the work out).
-// Each keeps a block of C in vector registers over the whole depth and reads both operands from cache; its size
-// is chosen per variant so that the accumulators, one k step's operand vectors and the broadcast fit in the
-// register file (kRegisters), which the static_asserts below check:
+// Each keeps a block of C in vector registers over the whole depth (the column tiles: over a depth slice) and reads
+// both operands from cache; its size is chosen per variant so that the accumulators, one k step's operand vectors
+// and the broadcast fit in the register file (kRegisters), which the static_asserts below check:
 //
 // Narrow products (B packed per call into tiles of kNarrowCols columns, k-major): a block of kNarrowPanels x 16
 // rows of C (adjacent panels of A: output channels) by kNarrowCols columns, vectors running down the rows; per k,
@@ -263,7 +263,8 @@ void wide(const float* panels, int64_t pitch, int64_t m, int64_t k, const float*
 }
 
 // Rows [0, kRows) of C for kPanels adjacent panels of B (panel_stride floats apart; the last one's first `cols`
-// columns stored): kRows x kPanels x kU accumulators from the bias over the depth, then the clamp.
+// columns stored): kRows x kPanels x kU accumulators from the bias (or from C, when `accumulate`: a later depth
+// slice) over the depth, then the clamp.
 template <int kRows, int kPanels>
 ASCENDSIM_INLINE void column_rows(const float* a, int64_t lda, int64_t k, const float* bp, int64_t panel_stride,
                                   const vf* bias, bool accumulate, vf lo, vf hi, float* c, int64_t ldc, int64_t cols) {

@@ -18,7 +18,9 @@ from .rewrite import replace_subgraph
 
 def moves_only_unit_axes(node: Node) -> bool:
     x, perm = node.inputs[0] if node.inputs else None, node.attr("perm")
-    if x is None or perm is None or not x.is_static or x.shape is None or len(perm) != len(x.shape):
+    if x is None or perm is None or not x.is_static or x.shape is None:
+        return False
+    if sorted(int(axis) for axis in perm) != list(range(len(x.shape))):  # not a permutation of the axes
         return False
     if any(int(d) == 0 for d in x.shape):  # an empty tensor: left alone (Reshape reads a 0 in its shape as "keep")
         return False
