@@ -183,6 +183,19 @@ def test_layernorm_in_place(driver: Driver, tmp_path: Path, axis: int) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("width", [96, 384, 768, 771])
+def test_layernorm_wide_rows(driver: Driver, tmp_path: Path, width: int) -> None:
+    # Rows of ConvNeXt's and ViT's widths (several chunks of the row sums' four vectors, whose lanes are added
+    # pairwise in double), far from zero so that the variance is a small difference of large sums.
+    x = RNG.standard_normal((5, width)).astype(np.float32) * 0.5 + 40.0
+    scale, bias = RNG.standard_normal(width).astype(np.float32), RNG.standard_normal(width).astype(np.float32)
+    want = ort_run("LayerNormalization", [x, scale, bias], n_out=3, axis=-1, epsilon=1e-6)
+    got = run_kernel(driver, tmp_path, "LayerNormalization", [x, scale, bias], [(np.float32, w.shape) for w in want],
+                     attrs={"axis": -1, "epsilon": 1e-6})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
 def test_instancenorm(driver: Driver, tmp_path: Path) -> None:
     x = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
     scale, bias = RNG.standard_normal(3).astype(np.float32), RNG.standard_normal(3).astype(np.float32)
