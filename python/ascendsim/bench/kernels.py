@@ -103,6 +103,8 @@ CASES = (
                 constant=True),
     matmul_case("matmul.ffn_128_768_3072", "MatMul 128x768 by constant 768x3072 (BERT FFN)", batch=1, m=128, k=768,
                 n=3072, constant=True),
+    matmul_case("matmul.mlp_197_3072_768", "MatMul 197x3072 by constant 3072x768 (ViT-B/16 MLP out)", batch=1, m=197,
+                k=3072, n=768, constant=True),
     matmul_case("matmul.attention_12_128_64", "batched MatMul 12 x 128x64 by 64x128 (attention)", batch=12, m=128,
                 k=64, n=128, constant=False),
 )
