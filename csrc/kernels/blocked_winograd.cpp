@@ -56,7 +56,7 @@ class BlockedWinogradKernel final : public Kernel {
     has_sum_ = spec.inputs.size() > 3;
     c1_ = unit_blocks(g.c);
     m1_ = unit_blocks(g.m);
-    positions_ = g.sh == 2 ? 25 : 16;
+    positions_ = winograd_side(g.sh) * winograd_side(g.sh);
     clamps_ = activation_bounds(act_, &lo_, &hi_);  // (else infinite bounds: the activation runs after the jobs)
     bias_.assign(static_cast<size_t>(m1_ * kC0), 0.0f);
     if (bias != nullptr) std::copy(bias, bias + g.m, bias_.begin());
@@ -209,7 +209,9 @@ class BlockedWinogradKernel final : public Kernel {
 }  // namespace
 
 bool blocked_winograd_suits(const ConvGeometry& g) {
-  const bool stride_fits = g.sh == 1 || (g.sh == 2 && 25 * g.c * g.m * int64_t{sizeof(float)} <= kMaxStride2Weights);
+  const int64_t positions = winograd_side(g.sh) * winograd_side(g.sh);
+  const bool stride_fits =
+      g.sh == 1 || (g.sh == 2 && positions * g.c * g.m * int64_t{sizeof(float)} <= kMaxStride2Weights);
   return g.kh == 3 && g.kw == 3 && stride_fits && g.sw == g.sh && g.dh == 1 && g.dw == 1 && g.group == 1 &&
          (g.oh + 1) / 2 * ((g.ow + 1) / 2) >= kMinTiles;
 }

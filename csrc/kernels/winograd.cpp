@@ -38,7 +38,7 @@
 namespace ascendsim::kernels {
 namespace {
 
-constexpr int64_t kPositions = 16;               // of a 4x4 transformed tile
+constexpr int64_t kPositions = winograd_side(1) * winograd_side(1);  // of a 4x4 transformed tile
 constexpr int64_t kBlockFloats = int64_t{1} << 19;  // V + M of one block of tile rows (2 MiB)
 constexpr int64_t kMinChannels = 16;             // fewer: the transforms cost more than they save
 

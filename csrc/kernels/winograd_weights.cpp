@@ -11,7 +11,7 @@ namespace ascendsim::kernels {
 std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights) {
   static const float kStride1[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
   static const float kStride2[5][3] = {{1, 0, 0}, {1, 0, 1}, {0, 0, 1}, {0, 1, 0}, {0, 1, 0}};
-  const int n = g.sh == 2 ? 5 : 4;
+  const int n = static_cast<int>(winograd_side(g.sh));
   const float(*G)[3] = g.sh == 2 ? kStride2 : kStride1;
   std::vector<float> u(static_cast<size_t>(n * n * g.m * g.c));
   for (int64_t m = 0; m < g.m; ++m) {
@@ -22,7 +22,8 @@ std::vector<float> winograd_weights(const ConvGeometry& g, const float* weights)
         for (int j = 0; j < 3; ++j) gg[i][j] = G[i][0] * f[j] + G[i][1] * f[3 + j] + G[i][2] * f[6 + j];
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
-          u[static_cast<size_t>(((i * n + j) * g.m + m) * g.c + c)] = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
+          u[static_cast<size_t>(((i * n + j) * g.m + m) * g.c + c)] =
+              gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
     }
   }
   return u;

@@ -105,6 +105,24 @@ void input(const BlockedWinogradInput& a, int64_t k0, int64_t k1, const Winograd
   a.stride == 2 ? input_tiles<2>(a, k0, k1, v) : input_tiles<1>(a, k0, k1, v);
 }
 
+// A^T applied to the values along one axis of M (a row, or a column of M A): the tile's first and second output.
+template <int kS>
+ASCENDSIM_INLINE vf first_output(const vf* v) {
+  if constexpr (kS == 1) {
+    return v[0] + v[1] + v[2];
+  } else {
+    return v[0] + v[1] + v[3];
+  }
+}
+template <int kS>
+ASCENDSIM_INLINE vf second_output(const vf* v) {
+  if constexpr (kS == 1) {
+    return v[1] - v[2] - v[3];
+  } else {
+    return v[1] + v[2] + v[4];
+  }
+}
+
 template <int kS>
 void output_tiles(const BlockedWinogradOutput& a, int64_t k0, int64_t k1, const WinogradLines& m) {
   const int64_t plane = a.oh * a.ow * kLine, stride = m.position_stride;
@@ -119,19 +137,17 @@ void output_tiles(const BlockedWinogradOutput& a, int64_t k0, int64_t k1, const 
       for (int u = 0; u < kU; ++u) {
         const float* p = src + u * kW;
         constexpr int n = kN<kS>;
-        vf r[n][2];  // M A, row by row
+        vf r[2][n];  // M A: r[j][i] is output column j of row i
         for (int i = 0; i < n; ++i) {
           vf row[n];
           for (int j = 0; j < n; ++j) row[j] = load(p + (i * n + j) * stride);
-          r[i][0] = kS == 1 ? row[0] + row[1] + row[2] : row[0] + row[1] + row[3];
-          r[i][1] = kS == 1 ? row[1] - row[2] - row[3] : row[1] + row[2] + row[n - 1];
+          r[0][i] = first_output<kS>(row);
+          r[1][i] = second_output<kS>(row);
         }
         const vf bias = load(a.bias + b * kLine + u * kW);
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j) {
-            const vf top = kS == 1 ? r[0][j] + r[1][j] + r[2][j] : r[0][j] + r[1][j] + r[3][j];
-            const vf bottom = kS == 1 ? r[1][j] - r[2][j] - r[3][j] : r[1][j] + r[2][j] + r[n - 1][j];
-            vf y = (i == 0 ? top : bottom) + bias;
+            vf y = (i == 0 ? first_output<kS>(r[j]) : second_output<kS>(r[j])) + bias;
             const int64_t at = ((2 * ty + i) * a.ow + 2 * tx + j) * kLine + u * kW;
             if (sum != nullptr) y += load(sum + at);
             store(out + at, clamp(y, lo, hi));
