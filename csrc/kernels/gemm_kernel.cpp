@@ -60,7 +60,7 @@ class GemmKernel final : public Kernel {
       load_float(c_.dtype, in[2], 0, 1, total, out);
     }
     if (k_ > 0) {
-      sgemm(ta_, tb_, m_, n_, k_, alpha, a, ta_ ? m_ : k_, b, tb_ ? k_ : n_, beta, out, n_);
+      sgemm(ta_, tb_, m_, n_, k_, alpha, a, ta_ ? m_ : k_, b, tb_ ? k_ : n_, beta, out, n_, streamed_rows_);
     } else {  // an empty product: beta * c
       for (int64_t i = 0; i < total; ++i) out[i] *= beta;
     }
@@ -114,6 +114,7 @@ class GemmKernel final : public Kernel {
   TensorDesc a_, b_, c_, y_;
   int64_t m_, n_, k_;
   bool ta_, tb_;
+  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build)
 };
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {

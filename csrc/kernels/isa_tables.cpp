@@ -6,6 +6,7 @@
 #include "kernels/simd/depthwise_planes.h"
 #include "kernels/simd/elementwise_loops.h"
 #include "kernels/simd/gemm_tiles.h"
+#include "kernels/simd/matrix_vector.h"
 #include "kernels/simd/pool_rows.h"
 #include "kernels/simd/row_loops.h"
 #include "kernels/simd/stem_rows.h"
@@ -19,6 +20,7 @@ ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwiseBlocks, depthwise_blocks)
 ASCENDSIM_ISA_TABLE_ACCESSOR(DepthwisePlanes, depthwise_planes)
 ASCENDSIM_ISA_TABLE_ACCESSOR(ElementwiseLoops, elementwise_loops)
 ASCENDSIM_ISA_TABLE_ACCESSOR(GemmTiles, gemm_tiles)
+ASCENDSIM_ISA_TABLE_ACCESSOR(MatrixVector, matrix_vector)
 ASCENDSIM_ISA_TABLE_ACCESSOR(PoolRows, pool_rows)
 ASCENDSIM_ISA_TABLE_ACCESSOR(RowLoops, row_loops)
 ASCENDSIM_ISA_TABLE_ACCESSOR(StemRows, stem_rows)

@@ -44,8 +44,9 @@ void add_broadcast(float* out, const std::vector<int64_t>& out_dims, const float
 // A constant right-hand operand B (k x n, row-major) packed for our column tiles, kept where that path beats
 // OpenBLAS at the product's rows (product_path.h), with the part of the epilogue it applies as C is written: a
 // bias per column and the clamp of a Relu/Clip, when the node has a row bias and no other activation. A single
-// row of A stays with OpenBLAS, untimed: sgemv reads B once with many sums in flight, where a column tile has
-// two chains per panel (a classifier's 2048 x 1000 Gemm, B from memory: 530-540 us packed, 350-370 sgemv).
+// row of A stays with sgemm's matrix-vector products, untimed: they read B once with many sums in flight, where a
+// column tile has two chains per panel (a classifier's 2048 x 1000 Gemm, B from memory: 530-540 us packed,
+// 350-370 sgemv).
 class PackedRight {
  public:
   PackedRight(const float* w, int64_t rows, int64_t k, int64_t n, bool row_bias, const Activation& act) : k_(k), n_(n) {
@@ -123,7 +124,11 @@ class MatMulKernel final : public Kernel {
     if (packed_b_) rounded_b_ = {};  // the packed copy is all the product reads
   }
 
-  std::string path() const override { return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary); }
+  std::string path() const override {
+    if (!packed_b_ && streamed_rows_ && streams_rows(false, false, fold_ ? batches_ * m_ : m_, n_, k_))
+      return streamed_rows_path_name();
+    return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary);
+  }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);
@@ -158,12 +163,13 @@ class MatMulKernel final : public Kernel {
     return plan_.row_offset(k, i / inner) + (i % inner) * plan_.strides[k].back();
   }
   void gemm(const float* a, const float* b, float* c, int64_t m) const {
-    sgemm(false, false, m, n_, k_, 1.0f, a, k_, b, n_, 0.0f, c, n_);
+    sgemm(false, false, m, n_, k_, 1.0f, a, k_, b, n_, 0.0f, c, n_, streamed_rows_);
   }
 
   TensorDesc a_, b_, out_, bias_;
   Activation act_;
   bool round_ = false, has_bias_ = false, row_bias_ = false, fold_ = false;
+  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build, as the packed path)
   std::vector<float> rounded_b_;  // constant weights rounded to float16 values (ROUND_INPUTS_FP16), unpacked
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
@@ -242,7 +248,10 @@ class GemmKernel final : public Kernel {
     }
   }
 
-  std::string path() const override { return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary); }
+  std::string path() const override {
+    if (!packed_b_ && streamed_rows_ && streams_rows(ta_, tb_, m_, n_, k_)) return streamed_rows_path_name();
+    return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary);
+  }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);
@@ -285,7 +294,7 @@ class GemmKernel final : public Kernel {
       beta = 1.0f;
     }
     if (k_ > 0) {
-      sgemm(ta_, tb_, m_, n_, k_, alpha_, a, ta_ ? m_ : k_, b, tb_ ? k_ : n_, beta, out, n_);
+      sgemm(ta_, tb_, m_, n_, k_, alpha_, a, ta_ ? m_ : k_, b, tb_ ? k_ : n_, beta, out, n_, streamed_rows_);
     } else if (beta == 0.0f) {
       std::fill(out, out + total, 0.0f);
     }
@@ -297,6 +306,7 @@ class GemmKernel final : public Kernel {
   int64_t m_, n_, k_;
   float alpha_ = 1, beta_ = 1;
   bool ta_ = false, tb_ = false, round_ = false, has_c_ = false;
+  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build, as the packed path)
   std::vector<float> rounded_b_;  // constant weights rounded to float16 values once (ROUND_INPUTS_FP16)
   std::optional<PackedRight> packed_b_;  // alpha * op(B), when B is a float32 constant and A is not transposed
 };

@@ -8,8 +8,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/env_choice.h"
 #include "core/log.h"
+#include "kernels/isa.h"
 #include "kernels/page_memory.h"
 #include "kernels/thread_pool.h"
 
@@ -26,13 +26,6 @@ constexpr int kTimedRuns = 3;                   // per path, after one warm-up r
 // with the caches flushed between runs (Zen 3, AVX2); whole MobileNetV2 / EfficientNet-B0 1-3.5% faster packed.
 constexpr double kLibraryMargin = 1.1;
 
-enum class Mode { kAuto, kPacked, kLibrary };
-
-Mode mode() {
-  static constexpr Mode kModes[] = {Mode::kAuto, Mode::kPacked, Mode::kLibrary};
-  return kModes[env_choice("ASCENDSIM_PRODUCTS", {"auto", "packed", "openblas"})];
-}
-
 double seconds(const std::function<void()>& run) {
   const auto start = std::chrono::steady_clock::now();
   run();
@@ -46,8 +39,8 @@ std::map<std::string, bool> choices;
 
 }  // namespace
 
-bool timing_candidates() { return mode() == Mode::kAuto; }
-bool direct_convs_allowed() { return mode() != Mode::kLibrary; }
+bool timing_candidates() { return products_mode() == ProductsMode::kAuto; }
+bool direct_convs_allowed() { return products_mode() != ProductsMode::kLibrary; }
 
 bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
                      const char* second_name, const std::function<void()>& second, double margin) {
@@ -97,8 +90,8 @@ ProductPath choose_product_path(bool left, int64_t m, int64_t k, int64_t n, int6
 }
 
 std::optional<ProductPath> untimed_path(int64_t multiply_adds) {
-  const Mode how = mode();
-  if (how != Mode::kAuto) return how == Mode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
+  const ProductsMode how = products_mode();
+  if (how != ProductsMode::kAuto) return how == ProductsMode::kPacked ? ProductPath::kPacked : ProductPath::kLibrary;
   if (multiply_adds < kTimedProduct) return ProductPath::kPacked;
   return std::nullopt;
 }
@@ -113,6 +106,8 @@ std::string product_path_name(ProductPath path) {
   if (path == ProductPath::kLibrary) return std::string("OpenBLAS sgemm (") + scipy_openblas_get_corename() + ")";
   return std::string("packed tiles ") + gemm_tiles().shape;
 }
+
+std::string streamed_rows_path_name() { return std::string("streamed matrix-vector rows (") + active_isa_name() + ")"; }
 
 void sgemm_epilogue(const float* a, int64_t lda, int64_t m, int64_t k, const float* b, int64_t ldb, int64_t n,
                     const GemmEpilogue& e, float* c, int64_t ldc) {

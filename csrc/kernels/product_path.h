@@ -45,6 +45,8 @@ bool first_is_faster(const std::string& what, const char* first_name, const std:
                      const char* second_name, const std::function<void()>& second, double margin = 1.0);
 // For the kernel-variant log: "packed tiles 16x6 / 6x16 (AVX2)" or "OpenBLAS sgemm (Haswell)".
 std::string product_path_name(ProductPath path);
+// The same for a matrix-vector product on sgemm's streamed rows (gemm.h): "streamed matrix-vector rows (avx512)".
+std::string streamed_rows_path_name();
 
 // The operands a timed product runs on: `in_size` input values 0.5 and `out_size` output values, mapped when first
 // used (choose_product_path may not time at all) in huge pages (page_memory.h), as the device memory that a

@@ -145,6 +145,35 @@ def test_auto_times_a_large_product_once_and_keeps_the_faster_path(tmp_path: Pat
     assert len(paths) == 2 and all(("OpenBLAS" in path) == (chosen == "OpenBLAS") for path in paths), (chosen, paths)
 
 
+@pytest.mark.parametrize("products", ["auto", "packed", "openblas"])
+def test_a_linear_layer_at_batch_1_streams_its_weights_unless_openblas_is_forced(tmp_path: Path, products: str) -> None:
+    """A Gemm of one row by 1280 x 1280 weights stored transposed (torch's Linear: 1.6 M floats) runs on sgemm's
+    streamed rows, named so, except under ASCENDSIM_PRODUCTS=openblas (sgemv); both to onnxruntime's numbers."""
+    from ascendsim.bench.kernels import linear_chain_case
+
+    model = linear_chain_case("linear", "", width=1280, layers=2).build()
+    compile_model(model, tmp_path, "linear")
+    x = np.random.default_rng(5).standard_normal((1, 1280)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    done = run_python(f"""
+        import numpy as np, acl, ascendsim
+        from exec_helpers import execute_once
+        acl.init(); acl.rt.set_device(0)
+        model_id, ret = acl.mdl.load_from_file({str(tmp_path / "linear.om")!r})
+        assert ret == 0
+        for node in ascendsim.model_kernels(model_id)["plans"][0]["nodes"]:
+            print("PATH", node["path"])
+        x = np.load({str(tmp_path / "x.npy")!r})
+        np.save({str(tmp_path / "got.npy")!r}, execute_once(model_id, [x], [np.empty((1, 1280), np.float32)])[0])
+        """, env={"ASCENDSIM_PRODUCTS": products, "PYTHONPATH": str(Path(__file__).parent)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    paths = [line.split(" ", 1)[1] for line in done.stdout.splitlines() if line.startswith("PATH ")]
+    want_path = "OpenBLAS sgemm (" if products == "openblas" else f"streamed matrix-vector rows ({VARIANTS[-1]})"
+    assert len(paths) == 2 and all(path.startswith(want_path) for path in paths), paths
+    np.testing.assert_allclose(np.load(tmp_path / "got.npy"), reference(model, {"a": x})[0], rtol=FP32_RTOL,
+                               atol=FP32_ATOL)
+
+
 def test_the_load_log_names_each_nodes_variant_and_path(compiled: Path) -> None:
     done = run_python(f"""
         import acl

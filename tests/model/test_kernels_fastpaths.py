@@ -106,9 +106,11 @@ def test_inplace_over_wider_broadcast_input(driver: Driver, tmp_path: Path, thre
 
 
 @pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
-                                      ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1))])
+                                      ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1)),
+                                      ((1001, 200), (200, 1))])
 def test_matmul_split(driver: Driver, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
-    """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and a column (sgemv)."""
+    """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and columns: sgemv, and
+    the streamed rows of a matrix of 128 Ki floats or more (gemm.cpp, simd/matrix_vector.cpp)."""
     x, y = normal(a), normal(b)
     want = x @ y
     got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
@@ -117,9 +119,13 @@ def test_matmul_split(driver: Driver, tmp_path: Path, threads: str, a: tuple, b:
 
 @pytest.mark.parametrize("case", [(1, 0, 301, 45, 70), (0, 1, 41, 513, 90), (1, 1, 200, 201, 33),
                                   *[(ta, tb, 1, 1003, 517) for ta in (0, 1) for tb in (0, 1)],
-                                  *[(ta, tb, 999, 1, 65) for ta in (0, 1) for tb in (0, 1)], (0, 1, 1, 1, 7)])
+                                  *[(ta, tb, 999, 1, 65) for ta in (0, 1) for tb in (0, 1)], (0, 1, 1, 1, 7),
+                                  (1, 1, 1, 258, 2049), (0, 0, 1027, 1, 131)])
 def test_gemm_split_transposed(driver: Driver, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
-    """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products (sgemv), split over the pool."""
+    """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products, split over the pool. Over a matrix
+    of 128 Ki floats or more, multiplied by its rows (1 x 1003 x 517 with B transposed, the last two cases), our
+    streamed rows (simd/matrix_vector.cpp): row counts not a multiple of 4, depths ending in a partial vector, a
+    column of C."""
     ta, tb, m, n, k = case
     a = normal((k, m) if ta else (m, k))
     b = normal((n, k) if tb else (k, n))

@@ -41,32 +41,6 @@ ASCENDSIM_INLINE double row_sum(const float* x, int64_t len, F f) {
   return sum;
 }
 
-// The lanes of v reduced by `op` (a max or a sum, on vectors of any width): the vector's 128-bit quarters in a tree,
-// then two shuffles. A chain of 15 scalar ops per reduction had cost a 197-value softmax row as much as its exps.
-using Quad = float __attribute__((vector_size(16)));
-// Lanes i, j, k, l of the 8 of a and b, 4-lane vectors (GCC and Clang spell the shuffle differently).
-#if defined(__clang__)
-#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
-#else
-using lane_mask4 = int32_t __attribute__((vector_size(16)));
-#define ASCENDSIM_SHUFFLE4_(a, b, i, j, k, l) __builtin_shuffle(a, b, lane_mask4{i, j, k, l})
-#endif
-template <class Op>
-ASCENDSIM_INLINE float reduce_lanes(vf v, Op op) {
-  constexpr int kQuads = kW / 4;
-  Quad q[kQuads];
-  __builtin_memcpy(q, &v, sizeof v);
-  ASCENDSIM_UNROLL_TILE
-  for (int width = kQuads / 2; width >= 1; width /= 2)
-    ASCENDSIM_UNROLL_TILE
-    for (int i = 0; i < width; ++i) q[i] = op(q[i], q[i + width]);
-  Quad r = op(q[0], ASCENDSIM_SHUFFLE4_(q[0], q[0], 2, 3, 0, 1));
-  r = op(r, ASCENDSIM_SHUFFLE4_(r, r, 1, 0, 3, 2));
-  return r[0];
-}
-constexpr auto kMaxOf = [](auto a, auto b) { return a < b ? b : a; };  // as vmax, lane by lane
-constexpr auto kSumOf = [](auto a, auto b) { return a + b; };
-
 void softmax(const float* x, float* y, int64_t len, bool log) {
   // The maximum, then exp(x - max) and its sum, in two vector chains each (a max or an add waits for the one
   // before it); the last vector partial, its other lanes left out.

@@ -1,5 +1,6 @@
 """The kernels group: one convolution or matrix product of each class, at the shapes of the public networks, as a
-one-node model run through aclmdlExecute at one thread:
+one-node model run through aclmdlExecute at one thread (the matrix-vector products of a classifier at batch 1: a
+chain of Linear layers, whose weights then come from memory as in a network):
 - ours: the path this CPU's kernel variant takes (named in the row's note, from ascendsim.model_kernels);
 - OpenBLAS: the same model loaded with ASCENDSIM_PRODUCTS=openblas, which sends every product to OpenBLAS (im2col
   + sgemm; Winograd's 16 products as sgemm calls; a stem of at most 4 input channels, which ours runs direct,
@@ -79,6 +80,23 @@ def matmul_case(name: str, benchmark: str, *, batch: int, m: int, k: int, n: int
     return Case(name, benchmark, build, 2 * batch * m * k * n, constant)
 
 
+def linear_chain_case(name: str, benchmark: str, *, width: int, layers: int) -> Case:
+    """Fully connected layers at batch 1 as torch exports them (Gemm, B transposed), each with its own weights: the
+    chain's weights exceed the caches, so each layer's come from memory, as a classifier's do in a network."""
+
+    def build() -> onnx.ModelProto:
+        rng = np.random.default_rng(0)
+        nodes, weights, previous = [], {}, "a"
+        for layer in range(layers):
+            weights[f"w{layer}"] = (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
+            weights[f"b{layer}"] = rng.standard_normal(width).astype(np.float32)
+            nodes.append(helper.make_node("Gemm", [previous, f"w{layer}", f"b{layer}"], [f"y{layer}"], transB=1))
+            previous = f"y{layer}"
+        return _model(nodes, {"a": [1, width]}, (previous, [1, width]), weights, name)
+
+    return Case(name, benchmark, build, 2 * layers * width * width, True)
+
+
 CASES = (
     conv_case("conv1x1.64_256_56", "1x1 conv 64->256, 56x56 (ResNet-50)", c=64, m=256, hw=56, k=1),
     conv_case("conv1x1.1024_256_14", "1x1 conv 1024->256, 14x14 (ResNet-50)", c=1024, m=256, hw=14, k=1),
@@ -107,6 +125,8 @@ CASES = (
                 k=3072, n=768, constant=True),
     matmul_case("matmul.attention_12_128_64", "batched MatMul 12 x 128x64 by 64x128 (attention)", batch=12, m=128,
                 k=64, n=128, constant=False),
+    linear_chain_case("matvec.linear_1280_x12", "12 Linear 1280->1280 at batch 1, weights from memory (classifier)",
+                      width=1280, layers=12),
 )
 QUICK_CASES = tuple(c for c in CASES if c.name in ("conv1x1.64_256_56", "conv3x3.64_64_56", "dw3x3.32_112",
                                                    "matmul.attention_12_128_64"))
