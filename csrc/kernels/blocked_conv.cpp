@@ -27,7 +27,10 @@
 // (blocked_winograd.cpp, chosen in make_blocked_conv).
 //
 // Depthwise: per (image, block, band of rows), each output row's interior pixels (every tap inside x) as runs
-// of tiles, its border pixels one by one with their valid taps only; a fused sum and its clamp follow per row.
+// of tiles, its border pixels one by one with their valid taps only. The rows whose windows lie inside x share one
+// list of the interior taps per band, counted from each row's first input row; the fused sum, its clamp and the
+// activation follow per few rows (kFinishPixels). (Lists rebuilt and an activation called per row had cost a 7x7
+// plane more than its multiply-adds: MobileNetV2's 960-channel 3x3 on 7x7 33 -> 24 us, Zen 4, AVX-512.)
 // Wide planes and small windows need no frame (a depthwise conv reads each input value only about KH x KW
 // times in all, so a copy would cost as much again); when a row's border pixels have 4 taps or more per column
 // of the row (5x5 on 14x14, 7x7 up to 56x56), x is framed as for a dense conv and every pixel is interior.
@@ -62,6 +65,7 @@ constexpr int64_t kBorderBatches = 8;                   // window shapes waiting
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
 // Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
 constexpr int64_t kFrameTapsPerColumn = 2;
+constexpr int64_t kFinishPixels = 128;  // depthwise: rows finished together, up to this many pixels (8 KiB)
 
 class BlockedConvKernel final : public Kernel {
  public:
@@ -435,58 +439,88 @@ class BlockedConvKernel final : public Kernel {
     const int64_t rows_per_job = std::max<int64_t>(1, g.n * c1_ * g.oh / std::max<int64_t>(want, 1));
     const int64_t bands = (g.oh + rows_per_job - 1) / rows_per_job;
     parallel_for(g.n * c1_ * bands, 1, [&](int64_t j0, int64_t j1) {
-      int64_t taps[kMaxDepthwiseTaps], weight_taps[kMaxDepthwiseTaps];
-      TapRun runs[kMaxDepthwiseTaps];
+      TapLists inner, edge;  // the interior run of rows inside x (listed once per band); any other window
       for (int64_t j = j0; j < j1; ++j) {
         const int64_t block = j % c1_, plane_index = j / (c1_ * bands) * c1_ + block;  // (band-major, as dense)
         const int64_t r0 = j / c1_ % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
         const float* plane = x + plane_index * hp_ * wp_ * kC0;
         float* dst = out + plane_index * g.oh * g.ow * kC0;
+        const float* dst_sum = sum != nullptr ? sum + plane_index * g.oh * g.ow * kC0 : nullptr;
         BlockedDepthwiseArgs a{};
         a.weights = packed_.data() + block * taps_ * kC0;
-        a.taps = taps;
-        a.weight_taps = weight_taps;
-        a.runs = runs;
         a.stride = g.sw * kC0;
         a.bias = bias_.data() + block * kC0;
         a.lo = sum != nullptr ? -__builtin_inff() : lo_;  // with a sum, the clamp follows it (finish)
         a.hi = sum != nullptr ? __builtin_inff() : hi_;
         const int64_t ph = frame_ ? 0 : g.ph, pw = frame_ ? 0 : g.pw;  // the frame holds the pads
+        const int64_t inner_count = inner_cols_.hi - inner_cols_.lo;
+        bool inner_listed = false;
+        int64_t unfinished = r0;  // the first row not yet finished
         for (int64_t oh = r0; oh < r1; ++oh) {
           const int64_t y0 = oh * g.sh - ph;
-          // The valid taps of pixel (oh, ow), from plane; with every column valid and no dilation across a row,
-          // also as runs of a kernel row's columns.
-          auto row_taps = [&](int64_t ow, bool all_columns) {
-            a.tap_count = 0;
-            a.run_count = 0;
-            const int64_t x0 = ow * g.sw - pw;
-            for (int64_t i = 0; i < g.kh; ++i) {
-              const int64_t y = y0 + i * g.dh;
-              if (y < 0 || y >= hp_) continue;
-              if (all_columns && g.dw == 1) runs[a.run_count++] = {(y * wp_ + x0) * kC0, i * g.kw * kC0, g.kw};
-              for (int64_t k = 0; k < g.kw; ++k) {
-                const int64_t xx = x0 + k * g.dw;
-                if (!all_columns && (xx < 0 || xx >= wp_)) continue;
-                taps[a.tap_count] = (y * wp_ + xx) * kC0;
-                weight_taps[a.tap_count++] = (i * g.kw + k) * kC0;
-              }
-            }
-          };
           float* row = dst + oh * g.ow * kC0;
-          if (inner_cols_.hi > inner_cols_.lo) {
-            row_taps(inner_cols_.lo, true);
-            tiles_.depthwise(a, plane, inner_cols_.hi - inner_cols_.lo, row + inner_cols_.lo * kC0);
+          if (inner_count > 0 && y0 >= 0 && y0 + (g.kh - 1) * g.dh < hp_) {
+            if (!inner_listed) window_taps(inner, y0, y0, inner_cols_.lo * g.sw - pw, true);
+            inner_listed = true;
+            tiles_.depthwise(inner.args(a), plane + y0 * wp_ * kC0, inner_count, row + inner_cols_.lo * kC0);
+          } else if (inner_count > 0) {
+            window_taps(edge, y0, 0, inner_cols_.lo * g.sw - pw, true);
+            tiles_.depthwise(edge.args(a), plane, inner_count, row + inner_cols_.lo * kC0);
           }
           for (int64_t ow = 0; ow < g.ow; ++ow) {
-            if (ow == inner_cols_.lo && inner_cols_.hi > inner_cols_.lo) ow = inner_cols_.hi;
+            if (ow == inner_cols_.lo && inner_count > 0) ow = inner_cols_.hi;
             if (ow >= g.ow) break;
-            row_taps(ow, false);
-            tiles_.depthwise(a, plane, 1, row + ow * kC0);
+            window_taps(edge, y0, 0, ow * g.sw - pw, false);
+            tiles_.depthwise(edge.args(a), plane, 1, row + ow * kC0);
           }
-          finish(row, sum != nullptr ? sum + (plane_index * g.oh + oh) * g.ow * kC0 : nullptr, block, g.ow);
+          // Rows are finished together up to kFinishPixels: an activation called per row of a small plane cost
+          // about as much as its arithmetic.
+          if ((oh + 1 - unfinished) * g.ow >= kFinishPixels || oh + 1 == r1) {
+            const int64_t at = unfinished * g.ow * kC0;
+            finish(dst + at, dst_sum != nullptr ? dst_sum + at : nullptr, block, (oh + 1 - unfinished) * g.ow);
+            unfinished = oh + 1;
+          }
         }
       }
     });
+  }
+
+  // A depthwise window's taps (offsets of the input lines read and of their weights) and, with every column
+  // valid, its runs of a kernel row's columns: the lists a tile reads.
+  struct TapLists {
+    int64_t taps[kMaxDepthwiseTaps], weight_taps[kMaxDepthwiseTaps];
+    TapRun runs[kMaxDepthwiseTaps];
+    int64_t tap_count = 0, run_count = 0;
+    // `a` reading these lists.
+    const BlockedDepthwiseArgs& args(BlockedDepthwiseArgs& a) const {
+      a.taps = taps;
+      a.weight_taps = weight_taps;
+      a.runs = runs;
+      a.tap_count = tap_count;
+      a.run_count = run_count;
+      return a;
+    }
+  };
+
+  // The valid taps of the window whose first kernel row is input row y0 and first column x0, in floats from input
+  // row `base`; with every column valid (all_columns) and no dilation across a row, also as runs. A window whose
+  // rows are all inside x lists the same offsets from its own first row for every output row: the tiles read them
+  // from that row (base = y0), so that they are listed once per job.
+  void window_taps(TapLists& l, int64_t y0, int64_t base, int64_t x0, bool all_columns) const {
+    const ConvGeometry& g = g_;
+    l.tap_count = 0;
+    l.run_count = 0;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t y = y0 + i * g.dh;
+      if (y < 0 || y >= hp_) continue;
+      if (all_columns && g.dw == 1) l.runs[l.run_count++] = {((y - base) * wp_ + x0) * kC0, i * g.kw * kC0, g.kw};
+      for (int64_t k = 0; k < g.kw; ++k) {
+        const int64_t xx = x0 + k * g.dw;
+        if (!all_columns && (xx < 0 || xx >= wp_)) continue;
+        l.taps[l.tap_count] = ((y - base) * wp_ + xx) * kC0;
+        l.weight_taps[l.tap_count++] = (i * g.kw + k) * kC0;
+      }
+    }
   }
 
   // The depthwise conv's fused sum and clamp (`sum`, laid out as `at`: the tiles left them), the activation that
