@@ -65,7 +65,7 @@ constexpr int64_t kBorderBatches = 8;                   // window shapes waiting
 constexpr int64_t kMaxDepthwiseTaps = 256;               // kernel windows up to 16x16 (the stack's tap lists)
 // Depthwise: a frame when a row's border pixels have this many taps per column of the frame's row, or more.
 constexpr int64_t kFrameTapsPerColumn = 2;
-constexpr int64_t kFinishPixels = 128;  // depthwise: rows finished together, up to this many pixels (8 KiB)
+constexpr int64_t kFinishPixels = 128;  // depthwise: rows finished together, up to this many pixels (8 KiB) or one row
 
 class BlockedConvKernel final : public Kernel {
  public:
@@ -475,7 +475,7 @@ class BlockedConvKernel final : public Kernel {
           }
           // Rows are finished together up to kFinishPixels: an activation called per row of a small plane cost
           // about as much as its arithmetic.
-          if ((oh + 1 - unfinished) * g.ow >= kFinishPixels || oh + 1 == r1) {
+          if ((oh + 2 - unfinished) * g.ow > kFinishPixels || oh + 1 == r1) {  // (the next row would pass it)
             const int64_t at = unfinished * g.ow * kC0;
             finish(dst + at, dst_sum != nullptr ? dst_sum + at : nullptr, block, (oh + 1 - unfinished) * g.ow);
             unfinished = oh + 1;

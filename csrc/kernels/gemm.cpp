@@ -2,7 +2,8 @@
 //
 // OpenBLAS is told to run single-threaded, and a GEMM large enough to share is cut into column blocks
 // (or row blocks when C is taller than wide) that the intra-op pool's threads multiply concurrently, each
-// with its own single-threaded OpenBLAS call. Before, OpenBLAS ran its own thread pool beside ours: two
+// with its own single-threaded OpenBLAS call (or, for a matrix-vector product over a large matrix's rows, our
+// streamed rows: simd/matrix_vector.cpp). Before, OpenBLAS ran its own thread pool beside ours: two
 // sets of spinning workers on the same CPUs, which on a busy machine made two-thread runs several times
 // slower than one-thread runs. Blocks are multiples of 16 columns/rows (the micro-kernels' widths) holding
 // at least kMinFlops multiply-adds, so a small GEMM stays one call on its caller, and there are at most two
@@ -51,11 +52,15 @@ const bool blas_single_threaded = [] {
 }();
 
 // A matrix-vector product over the rows of a matrix this large (or larger) streams it in several places at once
-// (simd/matrix_vector.cpp), where OpenBLAS's sgemv reads it as one stream: such a matrix no longer stays in L2
-// from one call to the next, and read from memory (a classifier at batch 1) the streams took 1000 x 1280 from
-// 320-350 to 165-190 us (Zen 4, one thread). A smaller one is usually in cache, where the two run level (within
-// 10%) and sgemv sums short rows faster (64 x 64: 0.21 against 0.32 us).
+// (simd/matrix_vector.cpp, with the measurements), where OpenBLAS's sgemv reads it as one stream: such a matrix no
+// longer stays in L2 from one call to the next. A smaller one is usually in cache, where the two run level (within
+// 10%) and sgemv sums short rows faster (64 x 64: 0.21 against 0.32 us, Zen 4).
 constexpr int64_t kStreamedFloats = int64_t{128} << 10;  // 512 KiB
+
+// The stride of a matrix-vector product's vector: op(A)'s row (m == 1) or op(B)'s column (n == 1).
+int64_t vector_stride(bool ta, bool tb, int64_t m, int64_t lda, int64_t ldb) {
+  return m == 1 ? (ta ? lda : 1) : (tb ? 1 : ldb);
+}
 
 // One single-threaded product; a single row or column of C is a matrix-vector product (sgemv reads the
 // matrix once where sgemm would first pack it: a fully connected layer at batch 1 runs ~1.8x faster).
@@ -67,9 +72,10 @@ void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     const float* mat = row ? b : a;
     const bool mat_trans = row ? !tb : ta;  // the matrix as stored, multiplied transposed
     const float* x = row ? a : b;
-    const int64_t incx = row ? (ta ? lda : 1) : (tb ? 1 : ldb), incy = row ? 1 : ldc, len = row ? n : m;
+    const int64_t incx = vector_stride(ta, tb, m, lda, ldb), incy = row ? 1 : ldc, len = row ? n : m;
     const int64_t rows = mat_trans ? k : len, cols = mat_trans ? len : k, ld = row ? ldb : lda;
-    if (streamed) {  // the matrix's rows (simd/matrix_vector.cpp)
+    // (A column of C split into row blocks can end in a block of one row: then a row of C, B by columns: sgemv.)
+    if (streamed && !mat_trans) {  // the matrix's rows (simd/matrix_vector.cpp)
       matrix_vector().rows(mat, ld, rows, cols, x, alpha, beta, c, incy);
       return;
     }
@@ -103,9 +109,9 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool streamed_rows) {
   (void)blas_single_threaded;
   if (m <= 0 || n <= 0) return;
-  // Decided for the whole product (its blocks below are matrix-vector products only when it is one).
-  const int64_t incx = m == 1 ? (trans_a ? lda : 1) : (trans_b ? 1 : ldb);
-  const bool streamed = streamed_rows && incx == 1 && streams_rows(trans_a, trans_b, m, n, k);
+  // Decided for the whole matrix, as the path names report it, not per block.
+  const bool streamed = streamed_rows && vector_stride(trans_a, trans_b, m, lda, ldb) == 1 &&
+                        streams_rows(trans_a, trans_b, m, n, k);
   bool by_columns = n >= m;
   int64_t extent = by_columns ? n : m, other = by_columns ? m : n;
   // Smallest block (in units of kAlign) holding kMinFlops.

@@ -20,11 +20,12 @@ enum class ProductsMode { kAuto, kPacked, kLibrary };
 ProductsMode products_mode();
 
 // C (m x n, leading dim ldc) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C; op transposes when the flag
-// is set (A is then k x m with leading dim lda, B n x k with leading dim ldb). A single row or column of C over
-// the rows of a matrix of 128 Ki floats or more runs on our streamed rows (simd/matrix_vector.cpp) unless
-// streamed_rows is false (then OpenBLAS's sgemv, as every other matrix-vector product).
+// is set (A is then k x m with leading dim lda, B n x k with leading dim ldb). With streamed_rows (MatMul's and
+// Gemm's, unless built under ASCENDSIM_PRODUCTS=openblas), a single row or column of C over the rows of a matrix of
+// 128 Ki floats or more runs on our streamed rows (simd/matrix_vector.cpp); every other matrix-vector product on
+// OpenBLAS's sgemv.
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool streamed_rows = true);
+           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool streamed_rows = false);
 // Whether sgemm runs that product on the streamed rows when streamed_rows is true and its vector is contiguous (as
 // a MatMul's or Gemm's always is): the kernels' path names say so.
 bool streams_rows(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k);

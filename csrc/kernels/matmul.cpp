@@ -76,6 +76,13 @@ class PackedRight {
   float lo_ = -INFINITY, hi_ = INFINITY;  // the clamp when epilogue_, else none
 };
 
+// A MatMul's or Gemm's path: the packed weights, else sgemm's (its streamed rows, or OpenBLAS).
+std::string sgemm_path_name(bool packed, bool streamed_rows, bool ta, bool tb, int64_t m, int64_t n, int64_t k) {
+  if (packed) return product_path_name(ProductPath::kPacked);
+  if (streamed_rows && streams_rows(ta, tb, m, n, k)) return streamed_rows_path_name();
+  return product_path_name(ProductPath::kLibrary);
+}
+
 // The epilogue a product's path left undone, row by row over the pool while each row is in cache: + row_bias
 // (n values; may be null), then the activation.
 void finish_rows(float* out, int64_t rows, int64_t n, const float* row_bias, const Activation& act) {
@@ -125,9 +132,7 @@ class MatMulKernel final : public Kernel {
   }
 
   std::string path() const override {
-    if (!packed_b_ && streamed_rows_ && streams_rows(false, false, fold_ ? batches_ * m_ : m_, n_, k_))
-      return streamed_rows_path_name();
-    return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary);
+    return sgemm_path_name(packed_b_.has_value(), streamed_rows_, false, false, fold_ ? batches_ * m_ : m_, n_, k_);
   }
 
   void run(const void* const* inputs, void* const* outputs) override {
@@ -248,10 +253,7 @@ class GemmKernel final : public Kernel {
     }
   }
 
-  std::string path() const override {
-    if (!packed_b_ && streamed_rows_ && streams_rows(ta_, tb_, m_, n_, k_)) return streamed_rows_path_name();
-    return product_path_name(packed_b_ ? ProductPath::kPacked : ProductPath::kLibrary);
-  }
+  std::string path() const override { return sgemm_path_name(packed_b_.has_value(), streamed_rows_, ta_, tb_, m_, n_, k_); }
 
   void run(const void* const* inputs, void* const* outputs) override {
     const float* a = float_input(a_, inputs[0], round_, 1);

@@ -107,8 +107,10 @@ def test_blocked_conv_matches_onnxruntime(driver: Driver, tmp_path: Path, case: 
     _check(_blocked_conv(driver, tmp_path, x, w, b, attrs=attrs), ort_conv(x, w, b, **attrs))
 
 
-# 6x6: the direct tiles (9 tiles of 2x2: too few for Winograd), 9x9 Winograd's; 7x7 on 6x6: framed
-@pytest.mark.parametrize(("depthwise", "window", "size"), [(False, 3, 6), (False, 3, 9), (True, 3, 6), (True, 7, 6)])
+# 6x6: the direct tiles (9 tiles of 2x2: too few for Winograd), 9x9 Winograd's; 7x7 on 6x6: framed; 5x5 on 28x28:
+# bands of several rows, finished 4 rows (112 pixels) at a time
+@pytest.mark.parametrize(("depthwise", "window", "size"), [(False, 3, 6), (False, 3, 9), (True, 3, 6), (True, 7, 6),
+                                                           (True, 5, 28)])
 @pytest.mark.parametrize("activation", ["Relu", "Clip", "Sigmoid", "HardSwish", "LeakyRelu", None])
 def test_blocked_conv_fused_sum_and_activation(driver: Driver, tmp_path: Path, *, depthwise: bool, window: int,
                                                size: int, activation: str | None) -> None:

@@ -107,10 +107,11 @@ def test_inplace_over_wider_broadcast_input(driver: Driver, tmp_path: Path, thre
 
 @pytest.mark.parametrize(("a", "b"), [((333, 64), (64, 17)), ((5, 300), (300, 1001)), ((2, 37, 129), (129, 250)),
                                       ((3, 65, 40), (3, 40, 33)), ((1, 300), (300, 1001)), ((999, 65), (65, 1)),
-                                      ((1001, 200), (200, 1))])
+                                      ((1001, 200), (200, 1)), ((33, 16384), (16384, 1))])
 def test_matmul_split(driver: Driver, tmp_path: Path, threads: str, a: tuple, b: tuple) -> None:
     """Row blocks (M > N), column blocks (N >= M), a folded batch, per-batch GEMMs, a row and columns: sgemv, and
-    the streamed rows of a matrix of 128 Ki floats or more (gemm.cpp, simd/matrix_vector.cpp)."""
+    the streamed rows of a matrix of 128 Ki floats or more (gemm.cpp, simd/matrix_vector.cpp); 33 rows split over
+    2 threads end in a block of one row (a row of C by B's column: it had written 16383 values past C)."""
     x, y = normal(a), normal(b)
     want = x @ y
     got = run_kernel(driver, tmp_path, "MatMul", [x, y], [(np.float32, want.shape)])[0]
@@ -123,9 +124,9 @@ def test_matmul_split(driver: Driver, tmp_path: Path, threads: str, a: tuple, b:
                                   (1, 1, 1, 258, 2049), (0, 0, 1027, 1, 131)])
 def test_gemm_split_transposed(driver: Driver, tmp_path: Path, threads: str, case: tuple[int, ...]) -> None:
     """case: transA, transB, M, N, K; M or N of 1: the matrix-vector products, split over the pool. Over a matrix
-    of 128 Ki floats or more, multiplied by its rows (1 x 1003 x 517 with B transposed, the last two cases), our
-    streamed rows (simd/matrix_vector.cpp): row counts not a multiple of 4, depths ending in a partial vector, a
-    column of C."""
+    of 128 Ki floats or more multiplied by its rows (1 x 1003 x 517 with B transposed, 1 x 258 x 2049 and 1027 x 1 x
+    131), our streamed rows (simd/matrix_vector.cpp): row counts not a multiple of 4, depths ending in a partial
+    vector, a column of C."""
     ta, tb, m, n, k = case
     a = normal((k, m) if ta else (m, k))
     b = normal((n, k) if tb else (k, n))
@@ -134,6 +135,22 @@ def test_gemm_split_transposed(driver: Driver, tmp_path: Path, threads: str, cas
     got = run_kernel(driver, tmp_path, "Gemm", [a, b, c], [(np.float32, (m, n))],
                      attrs={"transA": ta, "transB": tb, "alpha": 0.5, "beta": 1.5})[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(1.5, -0.5), (0.0, 0.5), (2.0, 0.0)])
+def test_cann_gemm_streamed_row(driver: Driver, tmp_path: Path, threads: str, alpha: float, beta: float) -> None:
+    """CANN's GEMM (aclblasGemmEx) of one row of A by a 600 x 512 B stored transposed runs on the streamed rows,
+    which take alpha and beta as sgemv does: alpha 0 reads neither operand (an infinite weight stays out), beta 0
+    reads no C (a NaN there stays out)."""
+    a, b, c = normal((1, 512)), normal((600, 512)), normal((1, 600))
+    if alpha == 0:
+        b[3, 7] = np.inf
+    if beta == 0:
+        c[0, 5] = np.nan
+    want = (alpha * (a @ b.T) if alpha else np.zeros((1, 600))) + (beta * c if beta else 0)
+    got = run_kernel(driver, tmp_path, "GEMM", [a, b, c, np.array(alpha, np.float32), np.array(beta, np.float32)],
+                     [(np.float32, (1, 600))], attrs={"transpose_b": 1}, domain="ascendsim")[0]
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-4, atol=1e-4)
 
 
 DEPTHWISE = [
