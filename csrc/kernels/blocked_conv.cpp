@@ -28,7 +28,7 @@
 //
 // Depthwise: per (image, block, band of rows), each output row's interior pixels (every tap inside x) as runs
 // of tiles, its border pixels one by one with their valid taps only. The rows whose windows lie inside x share one
-// list of the interior taps per band, counted from each row's first input row; the fused sum, its clamp and the
+// list of the interior taps, counted from each row's first input row; the fused sum, its clamp and the
 // activation follow per few rows (kFinishPixels). (Lists rebuilt and an activation called per row had cost a 7x7
 // plane more than its multiply-adds: MobileNetV2's 960-channel 3x3 on 7x7 33 -> 24 us, Zen 4, AVX-512.)
 // Wide planes and small windows need no frame (a depthwise conv reads each input value only about KH x KW
@@ -439,7 +439,8 @@ class BlockedConvKernel final : public Kernel {
     const int64_t rows_per_job = std::max<int64_t>(1, g.n * c1_ * g.oh / std::max<int64_t>(want, 1));
     const int64_t bands = (g.oh + rows_per_job - 1) / rows_per_job;
     parallel_for(g.n * c1_ * bands, 1, [&](int64_t j0, int64_t j1) {
-      TapLists inner, edge;  // the interior run of rows inside x (listed once per band); any other window
+      TapLists inner, edge;  // the interior run of rows inside x (the same in every job: listed once); any other
+      bool inner_listed = false;
       for (int64_t j = j0; j < j1; ++j) {
         const int64_t block = j % c1_, plane_index = j / (c1_ * bands) * c1_ + block;  // (band-major, as dense)
         const int64_t r0 = j / c1_ % bands * rows_per_job, r1 = std::min(g.oh, r0 + rows_per_job);
@@ -454,7 +455,6 @@ class BlockedConvKernel final : public Kernel {
         a.hi = sum != nullptr ? __builtin_inff() : hi_;
         const int64_t ph = frame_ ? 0 : g.ph, pw = frame_ ? 0 : g.pw;  // the frame holds the pads
         const int64_t inner_count = inner_cols_.hi - inner_cols_.lo;
-        bool inner_listed = false;
         int64_t unfinished = r0;  // the first row not yet finished
         for (int64_t oh = r0; oh < r1; ++oh) {
           const int64_t y0 = oh * g.sh - ph;
@@ -505,7 +505,7 @@ class BlockedConvKernel final : public Kernel {
   // The valid taps of the window whose first kernel row is input row y0 and first column x0, in floats from input
   // row `base`; with every column valid (all_columns) and no dilation across a row, also as runs. A window whose
   // rows are all inside x lists the same offsets from its own first row for every output row: the tiles read them
-  // from that row (base = y0), so that they are listed once per job.
+  // from that row (base = y0), so that they are listed once.
   void window_taps(TapLists& l, int64_t y0, int64_t base, int64_t x0, bool all_columns) const {
     const ConvGeometry& g = g_;
     l.tap_count = 0;

@@ -63,7 +63,7 @@ class ConvKernel final : public Kernel {
     const float* weights = constant_fp32 ? rounded_constant(static_cast<const float*>(spec.constant_data[1]), w_.numel(), round_, &rounded)
                                          : nullptr;
     if (constant_fp32 && WinogradConv::suits(g)) winograd_ = std::make_unique<WinogradConv>(g, weights);
-    if (constant_fp32 && direct_convs_allowed() && StemConv::suits(g)) stem_ = std::make_unique<StemConv>(g, weights);
+    if (constant_fp32 && own_loops_allowed() && StemConv::suits(g)) stem_ = std::make_unique<StemConv>(g, weights);
     clamps_ = activation_bounds(act_, &clamp_.lo, &clamp_.hi);
     // With several threads, the pool runs whole blocks (im2col, bias, GEMM and activation all parallel)
     // when an im2col conv gives every thread kMinSplitBlock columns (a single 196-column block, 14x14, ran

@@ -105,6 +105,8 @@ ProductsMode products_mode() {
   return kModes[env_choice("ASCENDSIM_PRODUCTS", {"auto", "packed", "openblas"})];
 }
 
+bool own_loops_allowed() { return products_mode() != ProductsMode::kLibrary; }
+
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc, bool streamed_rows) {
   (void)blas_single_threaded;

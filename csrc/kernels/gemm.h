@@ -18,6 +18,9 @@ namespace ascendsim::kernels {
 // run on sgemv too (sgemm's streamed_rows).
 enum class ProductsMode { kAuto, kPacked, kLibrary };
 ProductsMode products_mode();
+// Whether our own loops may stand in for OpenBLAS where they are the faster (a stem's direct conv, sgemm's streamed
+// rows): not under ASCENDSIM_PRODUCTS=openblas, which compares our kernels with OpenBLAS.
+bool own_loops_allowed();
 
 // C (m x n, leading dim ldc) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C; op transposes when the flag
 // is set (A is then k x m with leading dim lda, B n x k with leading dim ldb). With streamed_rows (MatMul's and

@@ -114,7 +114,7 @@ class GemmKernel final : public Kernel {
   TensorDesc a_, b_, c_, y_;
   int64_t m_, n_, k_;
   bool ta_, tb_;
-  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build)
+  bool streamed_rows_ = own_loops_allowed();  // sgemm's (at build)
 };
 
 std::unique_ptr<Kernel> make_gemm(const NodeSpec& spec, std::string* error) {

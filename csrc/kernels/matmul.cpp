@@ -174,7 +174,7 @@ class MatMulKernel final : public Kernel {
   TensorDesc a_, b_, out_, bias_;
   Activation act_;
   bool round_ = false, has_bias_ = false, row_bias_ = false, fold_ = false;
-  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build, as the packed path)
+  bool streamed_rows_ = own_loops_allowed();  // sgemm's (at build, as the packed path)
   std::vector<float> rounded_b_;  // constant weights rounded to float16 values (ROUND_INPUTS_FP16), unpacked
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 1;
   std::vector<int64_t> batch_, full_out_;
@@ -308,7 +308,7 @@ class GemmKernel final : public Kernel {
   int64_t m_, n_, k_;
   float alpha_ = 1, beta_ = 1;
   bool ta_ = false, tb_ = false, round_ = false, has_c_ = false;
-  bool streamed_rows_ = products_mode() != ProductsMode::kLibrary;  // sgemm's (at build, as the packed path)
+  bool streamed_rows_ = own_loops_allowed();  // sgemm's (at build, as the packed path)
   std::vector<float> rounded_b_;  // constant weights rounded to float16 values once (ROUND_INPUTS_FP16)
   std::optional<PackedRight> packed_b_;  // alpha * op(B), when B is a float32 constant and A is not transposed
 };

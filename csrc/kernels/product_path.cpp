@@ -40,7 +40,6 @@ std::map<std::string, bool> choices;
 }  // namespace
 
 bool timing_candidates() { return products_mode() == ProductsMode::kAuto; }
-bool direct_convs_allowed() { return products_mode() != ProductsMode::kLibrary; }
 
 bool first_is_faster(const std::string& what, const char* first_name, const std::function<void()>& first,
                      const char* second_name, const std::function<void()>& second, double margin) {

@@ -34,9 +34,6 @@ ProductPath faster_product_path(const std::string& what, const std::function<voi
                                 const std::function<void()>& library);
 // Whether candidates are timed (ASCENDSIM_PRODUCTS=auto) rather than forced.
 bool timing_candidates();
-// Whether a direct convolution may replace an im2col product (stem_conv.h): not under ASCENDSIM_PRODUCTS=openblas,
-// which compares our kernels with im2col and OpenBLAS.
-bool direct_convs_allowed();
 // Runs `first` and `second` (a warm-up run each, then timed runs alternating; the fastest counts) once per process
 // and `what` (which names the shape: "product A*B 256 x 256 x 196"), logs the times at info level, and answers
 // whether `first` was at least as fast as `second` would be with its time multiplied by `margin` (1: plainly the

@@ -42,7 +42,7 @@ void rows(const float* w, int64_t ldw, int64_t n, int64_t k, const float* x, flo
           int64_t incy) {
   auto finish = [&](int64_t i, float sum) { y[i * incy] = beta == 0.0f ? alpha * sum : alpha * sum + beta * y[i * incy]; };
   if (alpha == 0.0f) {
-    for (int64_t i = 0; i < n; ++i) y[i * incy] = beta == 0.0f ? 0.0f : beta * y[i * incy];
+    for (int64_t i = 0; i < n; ++i) finish(i, 0.0f);
     return;
   }
   const int64_t q = n / kStreams;
